@@ -1,0 +1,44 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+SWIFT ?= swift
+CONFIG ?= lifecycle.json
+APT_PACKAGES := libsqlite3-dev libssl-dev pkg-config
+
+.PHONY: run test build release deps lint format dev-setup clean
+
+## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Local development setup: a dev key pair + JWKS under var/dev, and lifecycle.json from the example.
+dev-setup: build
+	@$(SWIFT) run -q lifecycle dev-setup --config $(CONFIG)
+
+## Build and run the service on the embedded SQLite store.
+run: dev-setup
+	$(SWIFT) run -q lifecycle serve --config $(CONFIG)
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+## The whole suite: format lint, then every test target.
+test: deps
+	$(MAKE) lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build var

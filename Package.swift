@@ -1,0 +1,69 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Strict by default: Swift 6 language mode (complete concurrency checking) and every warning an error.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "AccountLifecycle",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lifecycle", targets: ["lifecycle"])
+    ],
+    targets: [
+        // C: system libraries and the one shim for what Swift cannot import (macros, epoll, accept4).
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .target(
+            name: "CShims", dependencies: ["CSQLite", "COpenSSL"],
+            cSettings: [.define("_GNU_SOURCE")]),
+
+        // Pure domain: no I/O.
+        .target(name: "LifecycleCore", swiftSettings: strict),
+
+        // OpenSSL-backed primitives: digests, MAC, signatures, keys, randomness.
+        .target(name: "LifecycleCrypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: strict),
+
+        // Apple's signed notifications: JWS, JWKS, verification, event decoding.
+        .target(
+            name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
+            swiftSettings: strict),
+
+        // Durable state: the Store protocol and its SQLite implementation.
+        .target(
+            name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CShims"],
+            swiftSettings: strict),
+
+        // HTTP/1.1 server on POSIX sockets with epoll.
+        .target(name: "HTTP", dependencies: ["CShims", "COpenSSL"], swiftSettings: strict),
+
+        // Wiring: configuration, logging, ingest, commands.
+        .target(
+            name: "LifecycleService",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleStore", "HTTP"],
+            swiftSettings: strict),
+
+        .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
+
+        // Test-only helpers: key pairs, token minting, temporary directories.
+        .target(
+            name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto"],
+            path: "Tests/TestSupport", swiftSettings: strict),
+
+        .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
+        .testTarget(
+            name: "AppleNotificationsTests",
+            dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "TestSupport"],
+            swiftSettings: strict),
+    ]
+)

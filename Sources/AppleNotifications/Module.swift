@@ -1,0 +1,1 @@
+// AppleNotifications: see README.md for the module's role.

@@ -1,0 +1,1 @@
+// HTTP: see README.md for the module's role.

@@ -1,0 +1,123 @@
+/// Formats and parses RFC 3339 timestamps in UTC without Foundation, so the pure domain stays I/O-free
+/// and the output is identical on every platform.
+public enum ISO8601Format {
+    /// `yyyy-MM-ddTHH:mm:ss.SSSZ` (milliseconds always present, `Z` always UTC).
+    public static func format(_ instant: Instant) -> String {
+        let ms = instant.millisecondsSinceEpoch
+        let days = floorDiv(ms, 86_400_000)
+        let msOfDay = ms - days * 86_400_000
+        let (y, m, d) = civilFromDays(days)
+        let h = msOfDay / 3_600_000
+        let mi = (msOfDay / 60_000) % 60
+        let s = (msOfDay / 1000) % 60
+        let frac = msOfDay % 1000
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
+    }
+
+    /// Parses `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.fff]]` followed by `Z` or `±HH:MM`, or a bare
+    /// integer of Unix seconds (below 10^12) or milliseconds. Returns nil for anything else.
+    public static func parse(_ text: String) -> Instant? {
+        let bytes = Array(text.utf8)
+        if !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), bytes.count <= 15,
+            let value = Int64(text)
+        {
+            return value < 1_000_000_000_000
+                ? Instant(secondsSinceEpoch: value) : Instant(millisecondsSinceEpoch: value)
+        }
+        var index = 0
+        func number(_ width: Int) -> Int64? {
+            guard index + width <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[index..<index + width] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            index += width
+            return value
+        }
+        func expect(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
+            (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day)
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        if index == bytes.count { return Instant(millisecondsSinceEpoch: days * 86_400_000) }
+        guard expect(0x54) || expect(0x74) || expect(0x20), let hour = number(2), expect(0x3A),
+            let minute = number(2), hour < 24, minute < 60
+        else { return nil }
+        var second: Int64 = 0
+        var millis: Int64 = 0
+        if expect(0x3A) {
+            guard let s = number(2), s < 61 else { return nil }
+            second = min(s, 59)
+            if expect(0x2E) {
+                var digits = 0
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                    if digits < 3 { millis = millis * 10 + Int64(bytes[index] - 0x30) }
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0, digits <= 9 else { return nil }
+                for _ in digits..<3 where digits < 3 { millis *= 10 }
+            }
+        }
+        var offset: Int64 = 0
+        if expect(0x5A) || expect(0x7A) {
+            offset = 0
+        } else if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D {
+            let sign: Int64 = bytes[index] == 0x2D ? -1 : 1
+            index += 1
+            guard let oh = number(2), expect(0x3A), let om = number(2), oh < 24, om < 60 else { return nil }
+            offset = sign * (oh * 60 + om) * 60_000
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let local = days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis
+        return Instant(millisecondsSinceEpoch: local - offset)
+    }
+
+    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
+    public static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDiv(y, 400)
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    public static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDiv(z, 146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, m, d)
+    }
+
+    public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

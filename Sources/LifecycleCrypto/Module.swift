@@ -1,0 +1,1 @@
+// LifecycleCrypto: see README.md for the module's role.

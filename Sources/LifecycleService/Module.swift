@@ -1,0 +1,1 @@
+// LifecycleService: see README.md for the module's role.

@@ -1,0 +1,5 @@
+// The executable only hands its arguments to the command line layer.
+import Foundation
+import LifecycleService
+
+exit(await CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))
