@@ -1,0 +1,233 @@
+/// Why a JSON text was refused, with the byte offset of the problem.
+public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSONValue {
+    /// Limits that keep a hostile document from exhausting the stack.
+    public static let maximumNestingDepth = 64
+
+    /// Parses one JSON text (RFC 8259) from UTF-8 bytes. Invalid UTF-8, trailing content, duplicate
+    /// object member names and nesting beyond ``maximumNestingDepth`` are errors.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: Array(bytes))
+        return try parser.parseDocument()
+    }
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw fail("invalid UTF-8") }
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected content after the JSON value") }
+        return value
+    }
+
+    func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw fail("unexpected character")
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONParseError) {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected
+        else { throw fail("invalid literal") }
+        index += expected.count
+    }
+
+    mutating func enter() throws(JSONParseError) {
+        depth += 1
+        guard depth <= JSONValue.maximumNestingDepth else { throw fail("nesting too deep") }
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let key = try parseString()
+            guard seen.insert(key).inserted else { throw fail("duplicate member name") }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members.append((key, try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
+            index += 1
+            return .object(members)
+        }
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+            index += 1
+            return .array(elements)
+        }
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        var utf8 = [UInt8]()
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                utf8.append(contentsOf: bytes[runStart..<index])
+                index += 1
+                scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
+                return String(scalars)
+            }
+            if byte < 0x20 { throw fail("control character in string") }
+            if byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            utf8.append(contentsOf: bytes[runStart..<index])
+            index += 1
+            guard index < bytes.count else { throw fail("unterminated escape") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): utf8.append(0x22)
+            case UInt8(ascii: "\\"): utf8.append(0x5C)
+            case UInt8(ascii: "/"): utf8.append(0x2F)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var code = try hex4()
+                if (0xD800...0xDBFF).contains(code) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    else { throw fail("unpaired surrogate") }
+                    index += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(code) {
+                    throw fail("unpaired surrogate")
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw fail("invalid escape") }
+                utf8.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default: throw fail("invalid escape")
+            }
+            runStart = index
+        }
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("truncated \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - 0x30)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - 0x61 + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - 0x41 + 10)
+            default: throw fail("invalid \\u escape")
+            }
+            value = value << 4 | digit
+        }
+        index += 4
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .integer(integer) }
+        guard let double = Double(text), double.isFinite else { throw fail("number out of range") }
+        return .number(double)
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+}

@@ -1,0 +1,81 @@
+extension JSONValue {
+    /// Compact JSON text. Object members keep their order, so output is deterministic; with
+    /// `sortedKeys` members are sorted by name (a canonical form for hashing and signing).
+    public func serialized(sortedKeys: Bool = false, pretty: Bool = false) -> String {
+        var output = ""
+        write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: 0)
+        return output
+    }
+
+    private func write(into output: inout String, sortedKeys: Bool, pretty: Bool, indent: Int) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .integer(let value): output += String(value)
+        case .number(let value):
+            output += value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .string(let value): JSONValue.writeString(value, into: &output)
+        case .array(let elements):
+            if elements.isEmpty {
+                output += "[]"
+                return
+            }
+            output += "["
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { output += "," }
+                if pretty { output += "\n" + String(repeating: "  ", count: indent + 1) }
+                element.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { output += "\n" + String(repeating: "  ", count: indent) }
+            output += "]"
+        case .object(let members):
+            if members.isEmpty {
+                output += "{}"
+                return
+            }
+            let ordered = sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members
+            output += "{"
+            for (offset, member) in ordered.enumerated() {
+                if offset > 0 { output += "," }
+                if pretty { output += "\n" + String(repeating: "  ", count: indent + 1) }
+                JSONValue.writeString(member.key, into: &output)
+                output += pretty ? ": " : ":"
+                member.value.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { output += "\n" + String(repeating: "  ", count: indent) }
+            output += "}"
+        }
+    }
+
+    /// RFC 8259 §7 string escaping; non-ASCII stays as UTF-8.
+    static func writeString(_ value: String, into output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case let c where c.value < 0x20:
+                let hex = String(c.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(elements.map { (key: $0.0, value: $0.1) })
+    }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LifecycleCore
+
+extension ServiceConfiguration {
+    /// The configuration file used when neither `--config` nor `LIFECYCLE_CONFIG` names one.
+    public static let defaultFile = "lifecycle.json"
+
+    /// Reads and validates a configuration file, then applies environment overrides.
+    public static func load(
+        file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> ServiceConfiguration {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            let exists = FileManager.default.fileExists(atPath: file)
+            throw ConfigurationError(
+                file: file, field: "", problem: exists ? "cannot be read" : "not found",
+                fix: exists
+                    ? "check its permissions"
+                    : "copy lifecycle.example.json to \(file), or pass --config FILE / set LIFECYCLE_CONFIG")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(data)
+        } catch {
+            throw ConfigurationError(file: file, field: "", problem: "not valid JSON (\(error))", fix: "fix the syntax")
+        }
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        var configuration = try parse(document, file: file, baseDirectory: base)
+        if let url = environment["LIFECYCLE_DATABASE_URL"], !url.isEmpty {
+            configuration.storage.url = url
+        }
+        return configuration
+    }
+
+    /// Parses a configuration document. Relative paths are resolved against `baseDirectory`.
+    public static func parse(
+        _ document: JSONValue, file: String, baseDirectory: String
+    ) throws(ConfigurationError) -> ServiceConfiguration {
+        func resolve(_ path: String) -> String {
+            path.hasPrefix("/") || baseDirectory.isEmpty || baseDirectory == "."
+                ? path : baseDirectory + "/" + path
+        }
+        var root = try ConfigurationReader(file: file, path: "", value: document)
+
+        var storageReader = try root.objectOrEmpty("storage")
+        var storageURL = try storageReader.string(
+            "url", default: "sqlite:var/lifecycle.sqlite", fix: "use sqlite:PATH, e.g. sqlite:var/lifecycle.sqlite")
+        guard storageURL.hasPrefix("sqlite:") else {
+            throw storageReader.error(
+                "url", "unsupported storage URL scheme", fix: "use sqlite:PATH (PostgreSQL is not available yet)")
+        }
+        storageURL = "sqlite:" + resolve(String(storageURL.dropFirst("sqlite:".count)))
+        let storage = StorageConfiguration(
+            url: storageURL,
+            busyTimeoutMilliseconds: Int(
+                try storageReader.integer(
+                    "busyTimeoutMilliseconds", default: 5000, range: 0...600_000, fix: "use milliseconds")),
+            maxBatch: Int(
+                try storageReader.integer(
+                    "maxBatch", default: 256, range: 1...10_000, fix: "use a count of writes per commit")))
+        try storageReader.finish()
+
+        var publicReader = try root.objectOrEmpty("public")
+        let path = try publicReader.string(
+            "notificationPath", default: "/apple/notifications", fix: "use an absolute path such as /apple/notifications")
+        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
+            throw publicReader.error(
+                "notificationPath", "must be an absolute path without query", fix: "e.g. /apple/notifications")
+        }
+        var tls: TLSConfiguration?
+        if var tlsReader = try publicReader.object("tls") {
+            guard let certificate = try tlsReader.string("certificateFile", fix: "path to a PEM certificate chain"),
+                let key = try tlsReader.string("privateKeyFile", fix: "path to the PEM private key")
+            else {
+                throw publicReader.error(
+                    "tls", "needs both certificateFile and privateKeyFile", fix: "or remove tls to serve plain HTTP")
+            }
+            try tlsReader.finish()
+            tls = TLSConfiguration(certificateFile: resolve(certificate), privateKeyFile: resolve(key))
+        }
+        let publicListener = PublicListenerConfiguration(
+            host: try publicReader.string("host", default: "0.0.0.0", fix: "an IP address to bind"),
+            port: Int(try publicReader.integer("port", default: 8080, range: 0...65535, fix: "a TCP port")),
+            notificationPath: path,
+            maxBodyBytes: Int(
+                try publicReader.integer(
+                    "maxBodyBytes", default: 65_536, range: 1024...16_777_216, fix: "use bytes (default 65536)")),
+            headerTimeoutMilliseconds: Int(
+                try publicReader.integer(
+                    "headerTimeoutMilliseconds", default: 10_000, range: 100...300_000, fix: "use milliseconds")),
+            bodyTimeoutMilliseconds: Int(
+                try publicReader.integer(
+                    "bodyTimeoutMilliseconds", default: 10_000, range: 100...300_000, fix: "use milliseconds")),
+            idleTimeoutMilliseconds: Int(
+                try publicReader.integer(
+                    "idleTimeoutMilliseconds", default: 60_000, range: 100...3_600_000, fix: "use milliseconds")),
+            writeTimeoutMilliseconds: Int(
+                try publicReader.integer(
+                    "writeTimeoutMilliseconds", default: 10_000, range: 100...300_000, fix: "use milliseconds")),
+            maxConnections: Int(
+                try publicReader.integer("maxConnections", default: 1024, range: 1...100_000, fix: "a count")),
+            tls: tls)
+        try publicReader.finish()
+
+        var adminReader = try root.objectOrEmpty("admin")
+        let admin = AdminListenerConfiguration(
+            enabled: try adminReader.bool("enabled", default: true),
+            host: try adminReader.string("host", default: "127.0.0.1", fix: "an IP address to bind"),
+            port: Int(try adminReader.integer("port", default: 8081, range: 0...65535, fix: "a TCP port")),
+            tokenFile: try adminReader.string("tokenFile", fix: "path to a file holding the bearer token").map(resolve))
+        try adminReader.finish()
+
+        var appleReader = try root.objectOrEmpty("apple")
+        var jwks = try appleReader.string(
+            "jwks", default: "https://appleid.apple.com/auth/keys", fix: "an https:// URL, a file: URL or a path")
+        if !jwks.hasPrefix("https://") && !jwks.hasPrefix("http://") {
+            jwks = resolve(jwks.hasPrefix("file:") ? String(jwks.dropFirst("file:".count)) : jwks)
+        }
+        let apple = AppleConfiguration(
+            jwks: jwks,
+            issuer: try appleReader.string(
+                "issuer", default: "https://appleid.apple.com", fix: "Apple's issuer is https://appleid.apple.com"),
+            leewaySeconds: Int(
+                try appleReader.integer("leewaySeconds", default: 60, range: 0...3600, fix: "use seconds (default 60)")),
+            jwksMinRefreshSeconds: Int(
+                try appleReader.integer(
+                    "jwksMinRefreshSeconds", default: 300, range: 1...86_400, fix: "use seconds (default 300)")),
+            jwksFetchTimeoutSeconds: Int(
+                try appleReader.integer(
+                    "jwksFetchTimeoutSeconds", default: 10, range: 1...120, fix: "use seconds (default 10)")))
+        try appleReader.finish()
+
+        var apps: [AppConfiguration] = []
+        var seenClientIDs: [String: String] = [:]
+        for var appReader in try root.objects("apps") ?? [] {
+            guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
+                id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) })
+            else {
+                throw appReader.error("id", "missing or invalid", fix: "use lowercase letters, digits, - and _")
+            }
+            guard let clientIDs = try appReader.strings("clientIds", fix: "the bundle ID / Services ID Apple sends as aud"),
+                !clientIDs.isEmpty
+            else {
+                throw appReader.error(
+                    "clientIds", "missing or empty", fix: "list the bundle ID / Services ID Apple sends as aud")
+            }
+            for clientID in clientIDs {
+                if let other = seenClientIDs[clientID] {
+                    throw appReader.error(
+                        "clientIds", "\(clientID) is already listed by app \(other)", fix: "route each aud to one app")
+                }
+                seenClientIDs[clientID] = id
+            }
+            if apps.contains(where: { $0.id == id }) {
+                throw appReader.error("id", "duplicate app id \(id)", fix: "give each app its own id")
+            }
+            try appReader.finish()
+            apps.append(AppConfiguration(id: id, clientIDs: clientIDs))
+        }
+        if apps.isEmpty {
+            throw ConfigurationError(
+                file: file, field: "apps", problem: "no app configured",
+                fix: "add {\"id\": \"shop\", \"clientIds\": [\"com.example.shop\"]}")
+        }
+
+        let pseudonymKeyFile = resolve(
+            try root.string("pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file"))
+        let levelName = try root.string("logLevel", default: "info", fix: "debug, info, warning or error")
+        guard let logLevel = LogLevel(rawValue: levelName) else {
+            throw root.error("logLevel", "unknown level \(levelName)", fix: "use debug, info, warning or error")
+        }
+        try root.finish()
+        return ServiceConfiguration(
+            storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps,
+            pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
+    }
+}

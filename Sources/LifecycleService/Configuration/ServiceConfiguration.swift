@@ -1,0 +1,96 @@
+/// Everything `lifecycle.json` configures, with the documented defaults applied. Secrets are never values in
+/// this file: only paths to files holding them, or environment variables (see ``SecretSource``).
+public struct ServiceConfiguration: Sendable {
+    public var storage: StorageConfiguration
+    public var publicListener: PublicListenerConfiguration
+    public var admin: AdminListenerConfiguration
+    public var apple: AppleConfiguration
+    public var apps: [AppConfiguration]
+    /// Key for the keyed pseudonyms (HMAC-SHA256 of app and sub) used in logs. Created on first use.
+    public var pseudonymKeyFile: String
+    public var logLevel: LogLevel
+    /// Directory of the configuration file; relative paths in the file are resolved against it.
+    public var baseDirectory: String
+
+    /// The app a token's `aud` routes to, or nil when no app lists that client ID.
+    public func app(forClientID clientID: String) -> AppConfiguration? {
+        apps.first { $0.clientIDs.contains(clientID) }
+    }
+
+    /// Every client ID the verifier accepts as `aud`.
+    public var allClientIDs: Set<String> { Set(apps.flatMap(\.clientIDs)) }
+}
+
+public struct StorageConfiguration: Sendable {
+    /// `sqlite:PATH` (the default, `sqlite:var/lifecycle.sqlite`). Overridden by `LIFECYCLE_DATABASE_URL`.
+    public var url: String
+    /// How long a writer waits for a lock held by another process before failing.
+    public var busyTimeoutMilliseconds: Int
+    /// Largest number of writes that share one commit.
+    public var maxBatch: Int
+
+    /// The SQLite file path, when the URL names one.
+    public var sqlitePath: String? {
+        url.hasPrefix("sqlite:") ? String(url.dropFirst("sqlite:".count)) : nil
+    }
+}
+
+public struct PublicListenerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The path registered with Apple, e.g. `/apple/notifications`.
+    public var notificationPath: String
+    /// Largest accepted notification body. Real bodies are about 1 KiB.
+    public var maxBodyBytes: Int
+    public var headerTimeoutMilliseconds: Int
+    public var bodyTimeoutMilliseconds: Int
+    public var idleTimeoutMilliseconds: Int
+    public var writeTimeoutMilliseconds: Int
+    public var maxConnections: Int
+    public var tls: TLSConfiguration?
+}
+
+public struct TLSConfiguration: Sendable {
+    public var certificateFile: String
+    public var privateKeyFile: String
+}
+
+public struct AdminListenerConfiguration: Sendable {
+    public var enabled: Bool
+    public var host: String
+    public var port: Int
+    /// Bearer token source: `tokenFile`, or `LIFECYCLE_ADMIN_TOKEN`.
+    public var tokenFile: String?
+}
+
+public struct AppleConfiguration: Sendable {
+    /// `https://…` URL, `file:` URL or a path to a JWKS JSON file.
+    public var jwks: String
+    public var issuer: String
+    public var leewaySeconds: Int
+    /// A `kid` missing from the cached set triggers at most one JWKS fetch per this interval.
+    public var jwksMinRefreshSeconds: Int
+    public var jwksFetchTimeoutSeconds: Int
+}
+
+public struct AppConfiguration: Sendable {
+    /// Short name used in URLs, reports and the store (`shop`).
+    public var id: String
+    /// The values Apple puts in `aud` for this app (its primary App ID / Services IDs).
+    public var clientIDs: [String]
+}
+
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+
+    var rank: Int {
+        switch self {
+        case .debug: 0
+        case .info: 1
+        case .warning: 2
+        case .error: 3
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}

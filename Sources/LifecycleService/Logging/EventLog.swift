@@ -1,0 +1,58 @@
+import Foundation
+import LifecycleCore
+import Synchronization
+
+/// Maps (app, sub) to a stable keyed pseudonym, so logs can correlate events for one account without
+/// containing the Apple `sub`.
+public protocol SubjectPseudonymizer: Sendable {
+    func pseudonym(app: String, subject: String) -> String
+}
+
+/// Structured logs: one JSON object per line on stderr with `time`, `level`, `event` and typed fields.
+///
+/// There is deliberately no way to log a raw subject: callers pass `subject:` and the log writes its keyed
+/// pseudonym. E-mail addresses and tokens have no field at all.
+public final class EventLog: Sendable {
+    public typealias Sink = @Sendable (String) -> Void
+
+    private let minimumLevel: LogLevel
+    private let pseudonymizer: any SubjectPseudonymizer
+    private let clock: any WallClock
+    private let sink: Sink
+    private let lock = Mutex(())
+
+    public init(
+        level: LogLevel, pseudonymizer: any SubjectPseudonymizer, clock: any WallClock = SystemWallClock(),
+        sink: @escaping Sink = EventLog.standardError
+    ) {
+        self.minimumLevel = level
+        self.pseudonymizer = pseudonymizer
+        self.clock = clock
+        self.sink = sink
+    }
+
+    public static let standardError: Sink = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    public func log(
+        _ level: LogLevel, _ event: String, app: String? = nil, subject: String? = nil, reason: ReasonCode? = nil,
+        _ fields: [(String, JSONValue)] = []
+    ) {
+        guard level >= minimumLevel else { return }
+        var members: [(key: String, value: JSONValue)] = [
+            ("time", .string(clock.now().iso8601)), ("level", .string(level.rawValue)), ("event", .string(event)),
+        ]
+        if let app { members.append(("app", .string(app))) }
+        if let subject { members.append(("subject", .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject)))) }
+        if let reason { members.append(("reason", .string(reason.rawValue))) }
+        members.append(contentsOf: fields.map { (key: $0.0, value: $0.1) })
+        let line = JSONValue.object(members).serialized()
+        lock.withLock { _ in sink(line) }
+    }
+
+    public func debug(_ event: String, _ fields: [(String, JSONValue)] = []) { log(.debug, event, fields) }
+    public func info(_ event: String, _ fields: [(String, JSONValue)] = []) { log(.info, event, fields) }
+    public func warning(_ event: String, _ fields: [(String, JSONValue)] = []) { log(.warning, event, fields) }
+    public func error(_ event: String, _ fields: [(String, JSONValue)] = []) { log(.error, event, fields) }
+}

@@ -1,1 +1,0 @@
-// LifecycleService: see README.md for the module's role.
