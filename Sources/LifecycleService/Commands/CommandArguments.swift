@@ -63,7 +63,8 @@ public struct CommandArguments: Sendable {
     public mutating func integerOption(_ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = try option(name) else { return nil }
         guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text), range.contains(value) else {
-            throw UsageError("\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw UsageError(
+                "\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
         return value
     }

@@ -115,6 +115,16 @@ struct ConfigurationReader {
         return members
     }
 
+    /// Fails on the first member not in `keys`. Called first thing for each object, so a misspelt key
+    /// (`clientID`) is reported as itself rather than as the required key it was meant to be.
+    func allow(_ keys: [String]) throws(ConfigurationError) {
+        if let unknown = members.first(where: { !keys.contains($0.key) }) {
+            throw ConfigurationError(
+                file: file, field: field(unknown.key), problem: "unknown key",
+                fix: "remove it or use one of: \(keys.sorted().joined(separator: ", "))")
+        }
+    }
+
     /// Fails on the first member that no accessor asked for, listing the keys that are understood here.
     func finish() throws(ConfigurationError) {
         if let unknown = members.first(where: { !consumed.contains($0.key) }) {

@@ -40,8 +40,10 @@ extension ServiceConfiguration {
                 ? path : baseDirectory + "/" + path
         }
         var root = try ConfigurationReader(file: file, path: "", value: document)
+        try root.allow(["storage", "public", "admin", "apple", "apps", "pseudonymKeyFile", "logLevel"])
 
         var storageReader = try root.objectOrEmpty("storage")
+        try storageReader.allow(["url", "busyTimeoutMilliseconds", "maxBatch"])
         var storageURL = try storageReader.string(
             "url", default: "sqlite:var/lifecycle.sqlite", fix: "use sqlite:PATH, e.g. sqlite:var/lifecycle.sqlite")
         guard storageURL.hasPrefix("sqlite:") else {
@@ -60,14 +62,20 @@ extension ServiceConfiguration {
         try storageReader.finish()
 
         var publicReader = try root.objectOrEmpty("public")
+        try publicReader.allow([
+            "host", "port", "notificationPath", "maxBodyBytes", "headerTimeoutMilliseconds", "bodyTimeoutMilliseconds",
+            "idleTimeoutMilliseconds", "writeTimeoutMilliseconds", "maxConnections", "tls",
+        ])
         let path = try publicReader.string(
-            "notificationPath", default: "/apple/notifications", fix: "use an absolute path such as /apple/notifications")
+            "notificationPath", default: "/apple/notifications",
+            fix: "use an absolute path such as /apple/notifications")
         guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
             throw publicReader.error(
                 "notificationPath", "must be an absolute path without query", fix: "e.g. /apple/notifications")
         }
         var tls: TLSConfiguration?
         if var tlsReader = try publicReader.object("tls") {
+            try tlsReader.allow(["certificateFile", "privateKeyFile"])
             guard let certificate = try tlsReader.string("certificateFile", fix: "path to a PEM certificate chain"),
                 let key = try tlsReader.string("privateKeyFile", fix: "path to the PEM private key")
             else {
@@ -102,6 +110,7 @@ extension ServiceConfiguration {
         try publicReader.finish()
 
         var adminReader = try root.objectOrEmpty("admin")
+        try adminReader.allow(["enabled", "host", "port", "tokenFile"])
         let admin = AdminListenerConfiguration(
             enabled: try adminReader.bool("enabled", default: true),
             host: try adminReader.string("host", default: "127.0.0.1", fix: "an IP address to bind"),
@@ -110,6 +119,7 @@ extension ServiceConfiguration {
         try adminReader.finish()
 
         var appleReader = try root.objectOrEmpty("apple")
+        try appleReader.allow(["jwks", "issuer", "leewaySeconds", "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds"])
         var jwks = try appleReader.string(
             "jwks", default: "https://appleid.apple.com/auth/keys", fix: "an https:// URL, a file: URL or a path")
         if !jwks.hasPrefix("https://") && !jwks.hasPrefix("http://") {
@@ -132,12 +142,17 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
+            try appReader.allow(["id", "clientIds"])
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
-                id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) })
+                id.utf8.allSatisfy({
+                    $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
+                })
             else {
                 throw appReader.error("id", "missing or invalid", fix: "use lowercase letters, digits, - and _")
             }
-            guard let clientIDs = try appReader.strings("clientIds", fix: "the bundle ID / Services ID Apple sends as aud"),
+            guard
+                let clientIDs = try appReader.strings(
+                    "clientIds", fix: "the bundle ID / Services ID Apple sends as aud"),
                 !clientIDs.isEmpty
             else {
                 throw appReader.error(

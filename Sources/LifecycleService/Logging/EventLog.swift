@@ -44,7 +44,9 @@ public final class EventLog: Sendable {
             ("time", .string(clock.now().iso8601)), ("level", .string(level.rawValue)), ("event", .string(event)),
         ]
         if let app { members.append(("app", .string(app))) }
-        if let subject { members.append(("subject", .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject)))) }
+        if let subject {
+            members.append(("subject", .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject))))
+        }
         if let reason { members.append(("reason", .string(reason.rawValue))) }
         members.append(contentsOf: fields.map { (key: $0.0, value: $0.1) })
         let line = JSONValue.object(members).serialized()

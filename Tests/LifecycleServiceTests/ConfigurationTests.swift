@@ -1,0 +1,92 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+@testable import LifecycleService
+
+@Suite("Configuration file")
+struct ConfigurationTests {
+    static let minimal: JSONValue = ["apps": [["id": "shop", "clientIds": ["com.example.shop"]]]]
+
+    func parse(_ document: JSONValue) throws(ConfigurationError) -> ServiceConfiguration {
+        try ServiceConfiguration.parse(document, file: "lifecycle.json", baseDirectory: "/etc/lifecycle")
+    }
+
+    @Test("a minimal file gets the documented defaults, with paths resolved against the file's directory")
+    func defaults() throws {
+        let configuration = try parse(Self.minimal)
+        #expect(configuration.storage.sqlitePath == "/etc/lifecycle/var/lifecycle.sqlite")
+        #expect(configuration.publicListener.notificationPath == "/apple/notifications")
+        #expect(configuration.admin.host == "127.0.0.1")
+        #expect(configuration.apple.jwks == "https://appleid.apple.com/auth/keys")
+        #expect(configuration.apple.leewaySeconds == 60)
+        #expect(configuration.app(forClientID: "com.example.shop")?.id == "shop")
+        #expect(configuration.app(forClientID: "com.example.other") == nil)
+    }
+
+    static let app: JSONValue = ["id": "shop", "clientIds": ["a"]]
+
+    static let mistakes: [(JSONValue, String)] = [
+        (["apps": [["id": "shop", "clientIds": ["a"]]], "publc": [:]], "lifecycle.json: publc: unknown key"),
+        (["apps": [["id": "shop", "clientID": ["a"]]]], "apps[0].clientID: unknown key"),
+        (["apps": [["id": "shop", "clientIds": []]]], "apps[0].clientIds: missing or empty"),
+        (["apps": [["id": "shop", "clientIds": [1]]]], "apps[0].clientIds[0]: expected a non-empty string"),
+        (["apps": []], "apps: no app configured"),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]], ["id": "blog", "clientIds": ["a"]]]],
+            "apps[1].clientIds: a is already listed by app shop"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "public": ["port": 70000]],
+            "public.port: 70000 is out of range"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "public": ["port": "80"]], "public.port: expected an integer"
+        ),
+        (["apps": [["id": "shop", "clientIds": ["a"]]], "logLevel": "loud"], "logLevel: unknown level loud"),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "storage": ["url": "mysql://x"]],
+            "storage.url: unsupported storage URL scheme"
+        ),
+    ]
+
+    @Test("a mistake fails with one line naming the field and the fix", arguments: mistakes)
+    func rejects(document: JSONValue, expected: String) {
+        #expect {
+            try parse(document)
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains(expected) && !text.contains("\n")
+        }
+    }
+
+    @Test("the shipped example configuration is valid")
+    func exampleIsValid() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = root.appendingPathComponent("lifecycle.example.json").path
+        let configuration = try ServiceConfiguration.load(file: file, environment: [:])
+        #expect(configuration.apps.map(\.id) == ["shop"])
+    }
+
+    @Test("LIFECYCLE_DATABASE_URL overrides the storage URL")
+    func environmentOverride() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("lifecycle.json").path
+        try Data(Self.minimal.serialized().utf8).write(to: URL(fileURLWithPath: file))
+        let configuration = try ServiceConfiguration.load(
+            file: file, environment: ["LIFECYCLE_DATABASE_URL": "sqlite:/tmp/other.sqlite"])
+        #expect(configuration.storage.sqlitePath == "/tmp/other.sqlite")
+    }
+
+    @Test("a missing file says how to create one")
+    func missingFile() {
+        #expect {
+            try ServiceConfiguration.load(file: "/nonexistent/lifecycle.json", environment: [:])
+        } throws: { error in
+            String(describing: error).contains("copy lifecycle.example.json")
+        }
+    }
+}
