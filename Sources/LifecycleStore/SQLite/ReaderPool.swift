@@ -31,6 +31,11 @@ final class ReaderPool: Sendable {
         queue.enqueue(read)
     }
 
+    /// Closes the queue without waiting: the threads close their connections as they stop.
+    func stop() {
+        queue.close()
+    }
+
     func close() async {
         queue.close()
         await finished.wait()

@@ -4,7 +4,8 @@ import LifecycleCore
 /// The store's queries over one SQLite connection: what a `read` or `write` body receives. It lives only on
 /// the owner thread of its connection, for the duration of one body.
 final class SQLiteAccess: StoreWriter {
-    private let connection: SQLiteConnection
+    /// Internal so tests can check connection settings from inside a body.
+    let connection: SQLiteConnection
 
     init(connection: SQLiteConnection) {
         self.connection = connection

@@ -50,8 +50,14 @@ public final class SQLiteStore: Store {
             writerConnection.close()
             throw StoreError(converting: error)
         }
-        writer = try GroupCommitWriter(
-            connection: writerConnection, maximumBatchSize: configuration.maximumBatchSize, counters: counters)
+        do {
+            writer = try GroupCommitWriter(
+                connection: writerConnection, maximumBatchSize: configuration.maximumBatchSize, counters: counters)
+        } catch {
+            readers.stop()
+            writerConnection.close()
+            throw error
+        }
     }
 
     /// Opens and migrates the database at `path` without blocking a Swift concurrency thread.
