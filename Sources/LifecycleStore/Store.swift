@@ -9,7 +9,8 @@ import LifecycleCore
 /// and its caller gets that error, while the other bodies of the batch commit. A body must not keep the
 /// reader or writer it is given beyond its own execution.
 public protocol Store: Sendable {
-    /// Runs `body` inside a write transaction; returns after the commit is durable.
+    /// Runs `body` inside a write transaction; returns after the commit is durable. Cancelling the calling
+    /// task does not withdraw a write already accepted: it still runs and commits.
     ///
     /// - Throws: the body's own error (its changes rolled back); ``StoreError/unavailable(_:)`` when the
     ///   transaction could not commit (then nothing of the body is stored); ``StoreError/closed``.

@@ -60,7 +60,7 @@ struct SQLiteStoreTests {
     func newerSchemaIsRefused() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("lifecycle.sqlite")
-            let supported = SQLiteSchema.migrations.count
+            let supported = SQLiteStore.schemaVersion
             let newer = Migrator(
                 migrations: SQLiteSchema.migrations + [
                     Migration(version: supported + 1, name: "from-a-newer-build", sql: "CREATE TABLE future (x)")

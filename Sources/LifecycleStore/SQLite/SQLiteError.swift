@@ -13,7 +13,11 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     var description: String {
         var text = "SQLite error \(code): \(message)"
-        if let sql { text += " - while executing `\(sql)`" }
+        if let sql {
+            // One line, so a log record stays one record.
+            let compact = sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).joined(separator: " ")
+            text += " - while executing `\(compact)`"
+        }
         return text
     }
 

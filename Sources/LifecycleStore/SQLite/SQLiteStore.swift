@@ -13,6 +13,9 @@ public final class SQLiteStore: Store {
     private let readers: ReaderPool
     private let counters = StoreCounters()
 
+    /// The schema version this build creates and understands: the number of migration steps it knows.
+    public static var schemaVersion: Int { SQLiteSchema.migrations.count }
+
     /// Opens (creating if needed) and migrates the database at `path`. Blocks the calling thread on file
     /// I/O; from async code prefer ``open(path:configuration:)``.
     ///
