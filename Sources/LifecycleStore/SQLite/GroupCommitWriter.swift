@@ -1,0 +1,105 @@
+/// The single writer: one connection, one thread, and group commit.
+///
+/// Concurrent `write` calls queue up. The thread takes everything queued (up to
+/// ``SQLiteStoreConfiguration/maximumBatchSize``), opens one `BEGIN IMMEDIATE` transaction, runs each body
+/// inside its own `SAVEPOINT` (a body that throws is rolled back to it and gets its own error), and commits
+/// once. With `synchronous=FULL` in WAL mode the commit is one fsync of the log, so N writers that arrive
+/// while a commit is in flight share the next fsync instead of paying N. If the commit fails, every caller of
+/// the batch gets the error: nothing of theirs was stored.
+final class GroupCommitWriter: Sendable {
+    private let queue = WorkQueue<QueuedWrite>()
+    private let finished = CompletionLatch(count: 1)
+    private let counters: StoreCounters
+
+    init(connection: SQLiteConnection, maximumBatchSize: Int, counters: StoreCounters) throws(StoreError) {
+        self.counters = counters
+        let queue = self.queue
+        let finished = self.finished
+        try OwnerThread.start(name: "lifecycle-db-w") {
+            let access = SQLiteAccess(connection: connection)
+            while let batch = queue.take(upTo: maximumBatchSize) {
+                Self.commit(batch, connection: connection, access: access, counters: counters)
+            }
+            connection.close()
+            finished.arrive()
+        }
+    }
+
+    /// Queues a write; false once closed.
+    func enqueue(_ write: QueuedWrite) -> Bool {
+        queue.enqueue(write)
+    }
+
+    var queuedWrites: Int { queue.count }
+
+    /// Lets queued writes finish, then closes the connection.
+    func close() async {
+        queue.close()
+        await finished.wait()
+    }
+
+    private static let savepoint = "SAVEPOINT group_commit_write"
+    private static let releaseSavepoint = "RELEASE SAVEPOINT group_commit_write"
+    private static let rollbackSavepoint = "ROLLBACK TO SAVEPOINT group_commit_write"
+
+    /// Runs one batch. A transaction SQLite aborts on its own part-way (disk full, I/O error) fails the
+    /// writes that ran in it; the writes not yet run start a fresh transaction.
+    private static func commit(
+        _ batch: [QueuedWrite], connection: SQLiteConnection, access: SQLiteAccess, counters: StoreCounters
+    ) {
+        var pending = batch[...]
+        while !pending.isEmpty {
+            do {
+                try connection.execute("BEGIN IMMEDIATE")
+            } catch {
+                counters.recordFailedCommit()
+                for write in pending { write.finish(StoreError(error)) }
+                return
+            }
+            var ran: [QueuedWrite] = []
+            var succeeded = 0
+            var abortedBy: SQLiteError?
+            for write in pending {
+                ran.append(write)
+                do {
+                    try connection.execute(savepoint)
+                    if write.run(access) {
+                        succeeded += 1
+                        try connection.execute(releaseSavepoint)
+                    } else {
+                        counters.recordRollback()
+                        try connection.execute(rollbackSavepoint)
+                        try connection.execute(releaseSavepoint)
+                    }
+                } catch {
+                    abortedBy = error
+                    break
+                }
+                if connection.isAutocommit {
+                    abortedBy = SQLiteError(code: 1, message: "the transaction was rolled back by SQLite")
+                    break
+                }
+            }
+            pending = pending.dropFirst(ran.count)
+            if let abortedBy {
+                rollback(connection)
+                counters.recordFailedCommit()
+                for write in ran { write.finish(StoreError(abortedBy)) }
+                continue
+            }
+            do {
+                try connection.execute("COMMIT")
+                counters.recordCommit(committedWrites: succeeded)
+                for write in ran { write.finish(nil) }
+            } catch {
+                rollback(connection)
+                counters.recordFailedCommit()
+                for write in ran { write.finish(StoreError(error)) }
+            }
+        }
+    }
+
+    private static func rollback(_ connection: SQLiteConnection) {
+        if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+    }
+}

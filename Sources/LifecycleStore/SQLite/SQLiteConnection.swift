@@ -1,0 +1,154 @@
+import CSQLite
+
+/// One SQLite connection with its prepared-statement cache.
+///
+/// `@unchecked Sendable` because the C handle is not thread-safe (it is opened with `SQLITE_OPEN_NOMUTEX`):
+/// a connection is created on the caller's thread and then handed over to exactly one owner thread
+/// (``ConnectionOwner``), which is the only code that touches it until it is closed. The hand-over is the
+/// only cross-thread use; it is ordered by the thread start.
+final class SQLiteConnection: @unchecked Sendable {
+    /// What a connection is for, which decides its pragmas.
+    enum Role {
+        /// The single writer: creates the file and runs migrations.
+        case writer
+        /// A reader: `query_only`, so a read body cannot change data even through a cast.
+        case reader
+    }
+
+    let path: String
+    private var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens `path` and applies the durability pragmas every connection needs.
+    ///
+    /// - `journal_mode=WAL`: readers never block the writer and the writer never blocks readers
+    ///   (https://www.sqlite.org/wal.html).
+    /// - `synchronous=FULL`: in WAL mode, a commit is durable across power loss once it returns
+    ///   (https://www.sqlite.org/pragma.html#pragma_synchronous); NORMAL would only be consistent.
+    /// - `busy_timeout`: how long to wait for a lock held by another process before giving up.
+    /// - `foreign_keys=ON`: SQLite leaves them off by default for compatibility.
+    init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+        self.path = path
+        var connection: OpaquePointer?
+        let flags: Int32 =
+            switch role {
+            case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            case .reader: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+            }
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = SQLiteError(code: code, connection: connection)
+            // sqlite3_open_v2 allocates a handle even on failure; it must still be closed.
+            sqlite3_close_v2(connection)
+            throw SQLiteError(
+                code: error.code, message: "cannot open database at \(path): \(error.message)")
+        }
+        self.handle = connection
+        sqlite3_extended_result_codes(connection, 1)
+        do {
+            try configure(connection, role: role, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        } catch {
+            close()
+            throw SQLiteError(code: error.code, message: "cannot open database at \(path): \(error.message)")
+        }
+    }
+
+    private func configure(
+        _ connection: OpaquePointer, role: Role, busyTimeoutMilliseconds: Int32
+    ) throws(SQLiteError) {
+        let timeoutCode = sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        guard timeoutCode == SQLITE_OK else { throw SQLiteError(code: timeoutCode, connection: connection) }
+        let mode = try queryText("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(
+                code: SQLITE_CANTOPEN, message: "cannot use write-ahead logging (journal_mode is \(mode ?? "?"))")
+        }
+        try execute("PRAGMA synchronous = FULL")
+        try execute("PRAGMA foreign_keys = ON")
+        if role == .reader { try execute("PRAGMA query_only = ON") }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes cached statements and closes the handle. The last connection to close checkpoints the WAL.
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    private func openHandle(sql: String?) throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection is closed", sql: sql) }
+        return handle
+    }
+
+    /// True when no transaction is open. SQLite rolls a transaction back by itself after some errors
+    /// (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM: https://www.sqlite.org/lang_transaction.html),
+    /// and the writer checks this to know a batch is lost.
+    var isAutocommit: Bool {
+        guard let handle else { return true }
+        return sqlite3_get_autocommit(handle) != 0
+    }
+
+    // MARK: Statements
+
+    /// The cached prepared statement for `sql`, prepared on first use. Only constant SQL belongs here:
+    /// values are always bound, never interpolated, so the cache stays small and errors stay free of data.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(connection: try openHandle(sql: sql), sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement that returns no rows of interest.
+    func execute(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Runs one statement and hands each row to `row`.
+    func forEachRow(
+        _ sql: String, _ arguments: [any SQLiteBindable] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try row(statement) }
+    }
+
+    /// Runs one statement and decodes its first row, if any.
+    func firstRow<T>(
+        _ sql: String, _ arguments: [any SQLiteBindable] = [], _ decode: (SQLiteStatement) -> T
+    ) throws(SQLiteError) -> T? {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? decode(statement) : nil
+    }
+
+    func queryInt64(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> Int64? {
+        try firstRow(sql, arguments) { $0.optionalInt64(0) } ?? nil
+    }
+
+    func queryText(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> String? {
+        try firstRow(sql, arguments) { $0.optionalText(0) } ?? nil
+    }
+
+    /// Runs several `;`-separated statements without caching them: for schema scripts only.
+    func executeScript(_ sql: String) throws(SQLiteError) {
+        let handle = try openHandle(sql: sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw SQLiteError(code: code, message: text, sql: sql)
+        }
+    }
+}

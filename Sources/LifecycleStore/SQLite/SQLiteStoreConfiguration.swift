@@ -1,0 +1,18 @@
+/// Tuning for ``SQLiteStore``. Every default is what `serve` uses; tests and `lifecycle bench` change them.
+public struct SQLiteStoreConfiguration: Sendable, Hashable {
+    /// How long a connection waits for a lock held by another process (a `lifecycle` command next to
+    /// `serve`) before failing with ``StoreError/unavailable(_:)``. Default 5 000 ms.
+    public var busyTimeoutMilliseconds: Int32
+    /// The most write bodies one transaction commits together. Bounds how long the first writer of a batch
+    /// waits for the others and how much one failed commit can fail. Default 256.
+    public var maximumBatchSize: Int
+    /// Read connections, each on its own thread, so reads run in parallel with each other and with the
+    /// writer (WAL mode). Default 2, the core count this service is sized for.
+    public var readerCount: Int
+
+    public init(busyTimeoutMilliseconds: Int32 = 5_000, maximumBatchSize: Int = 256, readerCount: Int = 2) {
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.maximumBatchSize = max(1, maximumBatchSize)
+        self.readerCount = max(1, readerCount)
+    }
+}

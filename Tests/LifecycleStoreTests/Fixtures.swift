@@ -1,0 +1,40 @@
+import LifecycleCore
+import LifecycleStore
+
+/// Realistic records, shaped like Apple's real traffic (millisecond `event_time`, `exp` = `iat` + 1 day).
+enum Fixtures {
+    static let receivedAt = Instant(millisecondsSinceEpoch: 1_752_572_191_000)
+
+    static func notification(
+        jti: String = "jti-0001", app: String = "shop", sub: String = "001234.5f8e2a.0957",
+        type: AppleEventType = .consentRevoked, eventTimeMs: Int64 = 1_752_572_190_719,
+        isPrivateEmail: Bool? = nil, email: String? = nil, source: String = "notification"
+    ) -> NewNotification {
+        let issuedAt = Instant(millisecondsSinceEpoch: 1_752_572_190_000)
+        let verified = VerifiedNotification(
+            jti: jti, audience: "com.example.shop", issuer: "https://appleid.apple.com", issuedAt: issuedAt,
+            expiresAt: issuedAt.adding(seconds: 86_400), keyID: "rs0M3kOV9p",
+            event: AppleEvent(
+                type: type, subject: sub, eventTime: Instant(millisecondsSinceEpoch: eventTimeMs),
+                isPrivateEmail: isPrivateEmail, email: email))
+        return NewNotification(
+            app: app, notification: verified, receivedAt: receivedAt,
+            bodySHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            rawJWS: "eyJraWQiOiJyczBNM2tPVjlwIiwiYWxnIjoiUlMyNTYifQ.e30.c2ln", source: source)
+    }
+
+    static func rejection(
+        reason: ReasonCode = .badSignature, bodySize: Int = 812, audience: String? = "com.example.shop",
+        source: String = "notification"
+    ) -> NewRejection {
+        NewRejection(
+            reason: reason, receivedAt: receivedAt, bodySize: bodySize,
+            bodySHA256: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", audience: audience,
+            source: source)
+    }
+}
+
+/// A body error that tests throw on purpose.
+struct PlannedFailure: Error, Equatable {
+    var index: Int
+}

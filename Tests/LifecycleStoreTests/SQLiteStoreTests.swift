@@ -1,0 +1,161 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+@testable import LifecycleStore
+
+/// What only the SQLite store does: migrations on its file, connection settings, and its failure messages.
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    /// Reads `schema_migrations` straight from the file, outside any store.
+    private func recordedMigrations(_ path: String) throws -> [(version: Int64, name: String, appliedAt: Int64)] {
+        let connection = try SQLiteConnection(path: path, role: .reader, busyTimeoutMilliseconds: 1_000)
+        defer { connection.close() }
+        var rows: [(Int64, String, Int64)] = []
+        try connection.forEachRow("SELECT version, name, applied_at_ms FROM schema_migrations ORDER BY version") {
+            rows.append(($0.int64(0), $0.text(1), $0.int64(2)))
+        }
+        return rows
+    }
+
+    @Test("a new database gets every migration once, and reopening applies none again")
+    func migrationsApplyOnce() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            let store = try await SQLiteStore.open(path: path)
+            try await store.write { try $0.insertRejection(Fixtures.rejection()) }
+            await store.close()
+            let first = try recordedMigrations(path)
+            #expect(first.map(\.name) == SQLiteSchema.migrations.map(\.name))
+            #expect(first.map(\.version) == SQLiteSchema.migrations.map { Int64($0.version) })
+
+            let reopened = try await SQLiteStore.open(path: path)
+            #expect(try await reopened.read { try $0.rejectionCount() } == 1)
+            await reopened.close()
+            let second = try recordedMigrations(path)
+            #expect(second.map(\.version) == first.map(\.version))
+            #expect(second.map(\.appliedAt) == first.map(\.appliedAt))
+        }
+    }
+
+    @Test("a database from an older build is brought up to date and keeps its data")
+    func olderDatabaseIsUpgraded() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            let older = try await SQLiteStore.open(
+                path: path, configuration: .init(), migrator: Migrator(migrations: [SQLiteSchema.migrations[0]]))
+            _ = try await older.write { try $0.insertNotification(Fixtures.notification(jti: "kept")) }
+            await older.close()
+
+            let current = try await SQLiteStore.open(path: path)
+            let kept = try await current.read { try $0.notification(jti: "kept") }
+            try await current.write { try $0.insertRejection(Fixtures.rejection()) }
+            await current.close()
+            #expect(kept != nil)
+            #expect(try recordedMigrations(path).count == SQLiteSchema.migrations.count)
+        }
+    }
+
+    @Test("a database migrated by a newer build is refused and left untouched")
+    func newerSchemaIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            let supported = SQLiteStore.schemaVersion
+            let newer = Migrator(
+                migrations: SQLiteSchema.migrations + [
+                    Migration(version: supported + 1, name: "from-a-newer-build", sql: "CREATE TABLE future (x)")
+                ])
+            try await SQLiteStore.open(path: path, configuration: .init(), migrator: newer).close()
+
+            await #expect(throws: StoreError.schemaTooNew(found: supported + 1, supported: supported)) {
+                try await SQLiteStore.open(path: path)
+            }
+            #expect(try recordedMigrations(path).count == supported + 1)
+        }
+    }
+
+    @Test("a database whose history names a step differently is refused")
+    func renamedMigrationIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            var renamed = SQLiteSchema.migrations
+            renamed[renamed.count - 1].name = "another-branch"
+            try await SQLiteStore.open(path: path, configuration: .init(), migrator: Migrator(migrations: renamed))
+                .close()
+            await #expect {
+                try await SQLiteStore.open(path: path)
+            } throws: { error in
+                guard case .unavailable(let message) = error as? StoreError else { return false }
+                return message.contains("another-branch") && message.contains(path)
+            }
+        }
+    }
+
+    @Test("the writer is durable: WAL, synchronous FULL, foreign keys on, configured busy timeout")
+    func writerSettings() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(
+                path: directory.file("lifecycle.sqlite"), configuration: .init(busyTimeoutMilliseconds: 1_234))
+            let settings = try await store.write { writer in
+                let connection = (writer as! SQLiteAccess).connection
+                return [
+                    try connection.queryText("PRAGMA journal_mode"),
+                    try connection.queryInt64("PRAGMA synchronous").map(String.init),
+                    try connection.queryInt64("PRAGMA foreign_keys").map(String.init),
+                    try connection.queryInt64("PRAGMA busy_timeout").map(String.init),
+                ]
+            }
+            await store.close()
+            // synchronous: 2 is FULL (https://www.sqlite.org/pragma.html#pragma_synchronous).
+            #expect(settings == ["wal", "2", "1", "1234"])
+        }
+    }
+
+    @Test("a read body cannot write, even by casting its reader")
+    func readsCannotWrite() async throws {
+        try await withStore(.sqlite) { store, _ in
+            await #expect {
+                try await store.read { reader in try (reader as! any StoreWriter).insertRejection(Fixtures.rejection())
+                }
+            } throws: { error in
+                guard case .unavailable(let message) = error as? StoreError else { return false }
+                return message.contains("readonly") || message.contains("read-only") || message.contains("query_only")
+            }
+            let count = try await store.read { try $0.rejectionCount() }
+            #expect(count == 0)
+        }
+    }
+
+    @Test(
+        "a store on an unusable path fails as unavailable and names the path",
+        arguments: ["missing-directory/lifecycle.sqlite", "a-regular-file/lifecycle.sqlite"])
+    func unusablePath(relativePath: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try Data("not a directory".utf8).write(to: URL(fileURLWithPath: directory.file("a-regular-file")))
+            let path = directory.file(relativePath)
+            await #expect {
+                try await SQLiteStore.open(path: path)
+            } throws: { error in
+                guard case .unavailable(let message) = error as? StoreError else { return false }
+                return message.contains(path)
+            }
+        }
+    }
+
+    @Test("a failing statement reports SQLite's reason and the SQL, never the bound values")
+    func errorsOmitBoundValues() async throws {
+        try await withStore(.sqlite) { store, _ in
+            let secret = "001234.secret-sub-marker.0957"
+            let rejection = NewRejection(
+                reason: .badSignature, receivedAt: Fixtures.receivedAt, bodySize: -1, bodySHA256: secret,
+                audience: secret, source: secret)
+            await #expect {
+                try await store.write { try $0.insertRejection(rejection) }
+            } throws: { error in
+                guard case .unavailable(let message) = error as? StoreError else { return false }
+                return message.contains("CHECK constraint failed") && message.contains("INSERT INTO rejections")
+                    && !message.contains(secret) && !String(describing: error).contains(secret)
+            }
+        }
+    }
+}
