@@ -10,6 +10,27 @@ public enum AccountDisposition: Hashable, Sendable {
     /// Not applicable in the current state: recorded, changes nothing.
     case ignored(AccountIgnoreReason)
 
+    /// Decodes what the store saved: the canonical name and, for `ignored`, the reason text.
+    public init?(canonicalName: String, reason: String? = nil) {
+        switch canonicalName {
+        case "applied": self = .applied
+        case "stale": self = .stale
+        case "duplicate": self = .duplicate
+        case "ignored":
+            guard let reason = reason.flatMap(AccountIgnoreReason.init(rawValue:)) else { return nil }
+            self = .ignored(reason)
+        default: return nil
+        }
+    }
+
+    /// The reason text for `ignored`, nil otherwise.
+    public var reason: String? {
+        switch self {
+        case .applied, .stale, .duplicate: nil
+        case .ignored(let reason): reason.rawValue
+        }
+    }
+
     /// The stable name stored in history and shown in reports.
     public var canonicalName: String {
         switch self {

@@ -15,4 +15,16 @@ public enum AccountEffect: Hashable, Sendable {
     case schedulePolicy(trigger: PolicyTrigger)
     /// Cancel the pending jobs whose rule says `cancelIfRelinked` (the user signed in again).
     case cancelRelinkCancellableJobs
+
+    /// A stable name for the outbox and logs (the trigger or flag is carried separately).
+    public var canonicalName: String {
+        switch self {
+        case .terminateSessions: "terminate-sessions"
+        case .dropAppleTokens: "drop-apple-tokens"
+        case .revokeAppleTokens: "revoke-apple-tokens"
+        case .emailForwardingChanged: "email-forwarding-changed"
+        case .schedulePolicy: "schedule-policy"
+        case .cancelRelinkCancellableJobs: "cancel-relink-cancellable-jobs"
+        }
+    }
 }

@@ -19,6 +19,11 @@ public enum DataCategory: String, Hashable, Sendable, CaseIterable {
     /// Records of advertising and labelling (KR: Electronic Commerce Act, 6 months).
     case advertisingRecords = "advertising-records"
 
+    /// Decodes a canonical name as a policy or the store wrote it.
+    public init?(canonicalName: String) {
+        self.init(rawValue: canonicalName)
+    }
+
     public var canonicalName: String { rawValue }
 
     /// The canonical names, in declaration order, as validator messages list them.

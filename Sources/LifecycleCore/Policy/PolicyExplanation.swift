@@ -49,7 +49,7 @@ public struct PolicyExplanation: Sendable {
             for entry in policy.retain {
                 var line = "  - \(entry.category.rawValue) for \(entry.period.plainWords) after the event"
                 if entry.separate { line += ", stored separately from live data" }
-                line += ". Basis: \(entry.basis)."
+                line += ". Basis: " + Self.sentenceEnding(entry.basis)
                 if let example = exampleEventTime {
                     line +=
                         " Purge due \(calculator.localText(calculator.purgeDate(for: entry, eventTime: example))) \(zone)."
@@ -72,7 +72,7 @@ public struct PolicyExplanation: Sendable {
         }
         if rule.cancelIfRelinked { line += "; a new sign-in before then cancels it" }
         line += "."
-        if let basis = rule.basis { line += " Basis: \(basis)." }
+        if let basis = rule.basis { line += " Basis: " + Self.sentenceEnding(basis) }
         if let example = exampleEventTime {
             let window = calculator.window(for: rule, eventTime: example)
             let zone = policy.timeZoneIdentifier
@@ -82,6 +82,11 @@ public struct PolicyExplanation: Sendable {
                 : " Not before \(calculator.localText(window.notBefore)), due by \(calculator.localText(window.deadline)) \(zone)."
         }
         return line
+    }
+
+    /// The text with a full stop, unless it already ends with one.
+    private static func sentenceEnding(_ text: String) -> String {
+        text.hasSuffix(".") ? text : text + "."
     }
 
     /// "a", "a or b", "a, b or c".

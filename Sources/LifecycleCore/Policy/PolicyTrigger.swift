@@ -7,6 +7,11 @@ public enum PolicyTrigger: String, Hashable, Sendable, CaseIterable {
     case inAppDeletion = "in-app-deletion"
     case consentRevoked = "consent-revoked"
 
+    /// Decodes a canonical name as a policy or the store wrote it.
+    public init?(canonicalName: String) {
+        self.init(rawValue: canonicalName)
+    }
+
     public var canonicalName: String { rawValue }
 
     /// How the trigger reads in a sentence of a policy explanation.

@@ -157,3 +157,31 @@ struct AccountSequenceTests {
         #expect(AccountInput(notification: notification("account-paused"), receivedAt: received) == nil)
     }
 }
+
+@Suite("Account values round-trip through their stored names")
+struct AccountStoredNameTests {
+    @Test("dispositions, states, kinds, triggers and categories decode from what they encode")
+    func roundTrip() {
+        for disposition in [AccountDisposition.applied, .stale, .duplicate, .ignored(.accountDeleted)] {
+            #expect(
+                AccountDisposition(canonicalName: disposition.canonicalName, reason: disposition.reason) == disposition)
+        }
+        #expect(AccountDisposition(canonicalName: "ignored", reason: nil) == nil)
+        #expect(AccountDisposition(canonicalName: "applyed") == nil)
+        #expect(AccountDisposition.ignored(.accountDeleted).reason == "account deleted")
+        for state in AccountState.allCases { #expect(AccountState(canonicalName: state.canonicalName) == state) }
+        for kind in AccountInputKind.allCases { #expect(AccountInputKind(canonicalName: kind.canonicalName) == kind) }
+        for trigger in PolicyTrigger.allCases {
+            #expect(PolicyTrigger(canonicalName: trigger.canonicalName) == trigger)
+        }
+        for category in DataCategory.allCases {
+            #expect(DataCategory(canonicalName: category.canonicalName) == category)
+        }
+        #expect(AccountState.allCases.map(\.canonicalName) == ["linked", "email-off", "consent-revoked", "deleted"])
+        let effects: [AccountEffect] = [
+            .terminateSessions, .dropAppleTokens, .revokeAppleTokens, .emailForwardingChanged(enabled: true),
+            .schedulePolicy(trigger: .accountDeleted), .cancelRelinkCancellableJobs,
+        ]
+        #expect(Set(effects.map(\.canonicalName)).count == effects.count, "effect names are distinct")
+    }
+}
