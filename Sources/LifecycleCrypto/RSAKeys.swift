@@ -51,6 +51,9 @@ public struct RSAPublicKey: Sendable {
         self.key = EVPKey(taking: built)
     }
 
+    /// SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
+    public func pem() throws(CryptoError) -> [UInt8] { try PEM.writePublicKey(key) }
+
     /// Modulus length in bits; keys under 2048 bits are refused by the verifier (RFC 7518 §3.3).
     public var bitCount: Int { key.bitCount }
 
