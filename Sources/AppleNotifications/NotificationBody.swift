@@ -79,10 +79,14 @@ public enum NotificationBody {
                 return .failure(VerificationError(.malformedBody, "form body has an invalid percent-escape"))
             }
             guard name == Array("payload".utf8) else { continue }
-            guard parts.count == 2, let value = percentDecode(parts[1]), !value.isEmpty,
-                let jws = String(validating: value, as: UTF8.self)
-            else {
-                return .failure(VerificationError(.missingPayload, "form field \"payload\" is empty or invalid"))
+            guard let value = percentDecode(parts.count == 2 ? parts[1] : []) else {
+                return .failure(VerificationError(.malformedBody, "form field \"payload\" has an invalid escape"))
+            }
+            guard let jws = String(validating: value, as: UTF8.self) else {
+                return .failure(VerificationError(.malformedBody, "form field \"payload\" is not UTF-8"))
+            }
+            guard !jws.isEmpty else {
+                return .failure(VerificationError(.missingPayload, "form field \"payload\" is empty"))
             }
             return .success(.payload(jws))
         }

@@ -41,6 +41,7 @@ public final class JWKSCache: KeyProvider {
         var keys: [String: CachedKey] = [:]
         var lastAttempt: Instant?
         var inFlight: Task<Void, Never>?
+        var lastError: JWKSError?
         var statistics = Statistics(
             refreshes: 0, failures: 0, rateLimitedMisses: 0, keyCount: 0, lastRefresh: nil, lastFailure: nil)
     }
@@ -86,8 +87,10 @@ public final class JWKSCache: KeyProvider {
         return state.withLock { state in
             if let cached = state.keys[keyID] { return .found(cached.key) }
             if state.keys.isEmpty {
-                return .unavailable("no key set loaded: \(state.statistics.lastFailure ?? "not fetched yet")")
+                return .unavailable("no key set loaded: \(state.lastError?.description ?? "not fetched yet")")
             }
+            // The kid may be a newly rotated key we could not fetch: our problem, worth a retry by Apple.
+            if let error = state.lastError { return .unavailable("key set refresh failed: \(error.description)") }
             return .notFound
         }
     }
@@ -100,7 +103,7 @@ public final class JWKSCache: KeyProvider {
         let task = state.withLock { state in state.inFlight ?? startFetch(&state, at: instant) }
         await task.value
         return state.withLock { state in
-            state.statistics.lastFailure.map { JWKSError(.fetchFailed, $0) }
+            state.lastError
         }
     }
 
@@ -144,9 +147,11 @@ public final class JWKSCache: KeyProvider {
                 state.statistics.keyCount = keys.count
                 state.statistics.lastRefresh = finished
                 state.statistics.lastFailure = nil
+                state.lastError = nil
             case .failure(let error):
                 state.statistics.failures += 1
                 state.statistics.lastFailure = error.description
+                state.lastError = error
             }
             state.inFlight = nil
         }
