@@ -186,3 +186,28 @@ struct JWKSCacheTests {
         #expect(JWKSSource("") == nil)
     }
 }
+
+@Suite("HTTPS key set fetcher")
+struct HTTPSJWKSFetcherTests {
+    @Test("a plain-http URL is refused without a request")
+    func refusesPlainHTTP() async {
+        await #expect(throws: JWKSError.self) {
+            try await HTTPSJWKSFetcher(url: "http://127.0.0.1:9/auth/keys").fetch()
+        }
+    }
+
+    @Test("an unreachable endpoint fails within the timeout instead of hanging")
+    func unreachableFailsFast() async {
+        let fetcher = HTTPSJWKSFetcher(
+            url: "https://127.0.0.1:9/auth/keys", limits: JWKSFetchLimits(timeoutSeconds: 2))
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try await fetcher.fetch()
+            Issue.record("nothing listens on port 9")
+        } catch {
+            #expect(error.code == .fetchFailed)
+        }
+        #expect(clock.now - started < .seconds(5))
+    }
+}

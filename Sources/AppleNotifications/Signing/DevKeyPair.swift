@@ -76,12 +76,3 @@ public struct DevKeyPair: Sendable {
         }
     }
 }
-
-/// A dev key pair could not be written or read back.
-public struct DevKeyPairError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
-
-    public init(_ description: String) {
-        self.description = description
-    }
-}
