@@ -51,7 +51,7 @@ let package = Package(
 
         // Test-only helpers: key pairs, token minting, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto"],
+            name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),

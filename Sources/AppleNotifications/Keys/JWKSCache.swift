@@ -1,0 +1,159 @@
+import LifecycleCore
+import LifecycleCrypto
+import Synchronization
+
+/// Apple's key set, cached, looked up by `kid`, refreshed when a token names a key the cache lacks.
+///
+/// Why each rule (DOMAIN.md §1): Apple rotates keys, so a cache kept forever breaks; refreshing on every
+/// unknown `kid` lets a flood of random `kid`s become a flood of fetches, so refreshes are at most one per
+/// ``Configuration/minimumRefreshInterval``; concurrent misses share one fetch; a failed fetch keeps the
+/// last good set. Each key is parsed into an OpenSSL key once and reused until it leaves the set.
+public final class JWKSCache: KeyProvider {
+    public struct Configuration: Hashable, Sendable {
+        /// Minimum time between two fetches caused by unknown `kid`s, in seconds. Default 300.
+        public var minimumRefreshInterval: Int64
+
+        public init(minimumRefreshInterval: Int64 = 300) {
+            self.minimumRefreshInterval = minimumRefreshInterval
+        }
+    }
+
+    /// Counters for `/metrics` and `/readyz`.
+    public struct Statistics: Hashable, Sendable {
+        /// Successful fetches that replaced the set.
+        public var refreshes: Int
+        /// Fetches that failed (network, HTTP status, malformed document, no usable key).
+        public var failures: Int
+        /// Unknown-`kid` lookups answered from the cache because a fetch was too recent.
+        public var rateLimitedMisses: Int
+        public var keyCount: Int
+        public var lastRefresh: Instant?
+        /// The last failure's description (no secrets), nil after a success.
+        public var lastFailure: String?
+    }
+
+    private struct CachedKey {
+        var jwk: JWK
+        var key: RSAPublicKey
+    }
+
+    private struct State {
+        var keys: [String: CachedKey] = [:]
+        var lastAttempt: Instant?
+        var inFlight: Task<Void, Never>?
+        var lastError: JWKSError?
+        var statistics = Statistics(
+            refreshes: 0, failures: 0, rateLimitedMisses: 0, keyCount: 0, lastRefresh: nil, lastFailure: nil)
+    }
+
+    private let fetcher: any JWKSFetcher
+    private let configuration: Configuration
+    private let now: @Sendable () -> Instant
+    private let state = Mutex(State())
+
+    public init(
+        fetcher: any JWKSFetcher, configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> Instant
+    ) {
+        self.fetcher = fetcher
+        self.configuration = configuration
+        self.now = now
+    }
+
+    /// True once a key set with at least one usable key has been loaded (readiness).
+    public var hasKeys: Bool { state.withLock { !$0.keys.isEmpty } }
+
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The `kid`s currently cached, sorted.
+    public var keyIDs: [String] { state.withLock { $0.keys.keys.sorted() } }
+
+    public func key(for keyID: String) async -> KeyLookup {
+        if let cached = state.withLock({ $0.keys[keyID] }) { return .found(cached.key) }
+        let instant = now()
+        let task: Task<Void, Never>? = state.withLock { state in
+            if let running = state.inFlight { return running }
+            // Rate limit whether or not a set is loaded: a source that is down is not hammered either.
+            if let last = state.lastAttempt,
+                instant.millisecondsSinceEpoch &- last.millisecondsSinceEpoch
+                    < configuration.minimumRefreshInterval &* 1000
+            {
+                state.statistics.rateLimitedMisses += 1
+                return nil
+            }
+            return startFetch(&state, at: instant)
+        }
+        if let task { await task.value }
+        return state.withLock { state in
+            if let cached = state.keys[keyID] { return .found(cached.key) }
+            if state.keys.isEmpty {
+                return .unavailable("no key set loaded: \(state.lastError?.description ?? "not fetched yet")")
+            }
+            // The kid may be a newly rotated key we could not fetch: our problem, worth a retry by Apple.
+            if let error = state.lastError { return .unavailable("key set refresh failed: \(error.description)") }
+            return .notFound
+        }
+    }
+
+    /// Fetches now, regardless of the rate limit (startup, a periodic refresh, SIGHUP). Joins a fetch already
+    /// running. Returns the error when this refresh failed; the previous set stays in use.
+    @discardableResult
+    public func refresh() async -> JWKSError? {
+        let instant = now()
+        let task = state.withLock { state in state.inFlight ?? startFetch(&state, at: instant) }
+        await task.value
+        return state.withLock { state in
+            state.lastError
+        }
+    }
+
+    private func startFetch(_ state: inout State, at instant: Instant) -> Task<Void, Never> {
+        state.lastAttempt = instant
+        let task = Task { await self.performFetch() }
+        state.inFlight = task
+        return task
+    }
+
+    private func performFetch() async {
+        let outcome: Result<JWKSet, JWKSError>
+        do throws(JWKSError) {
+            let bytes = try await fetcher.fetch()
+            outcome = .success(try JWKSet(decoding: bytes))
+        } catch {
+            outcome = .failure(error)
+        }
+        let existing = state.withLock { $0.keys }
+        var built: Result<[String: CachedKey], JWKSError>
+        switch outcome {
+        case .failure(let error):
+            built = .failure(error)
+        case .success(let set):
+            var keys: [String: CachedKey] = [:]
+            for jwk in set.keys where jwk.isUsableForRS256 {
+                if let previous = existing[jwk.keyID], previous.jwk.n == jwk.n, previous.jwk.e == jwk.e {
+                    keys[jwk.keyID] = previous
+                } else if let key = try? jwk.publicKey() {
+                    keys[jwk.keyID] = CachedKey(jwk: jwk, key: key)
+                }
+            }
+            built = keys.isEmpty ? .failure(JWKSError(.noUsableKeys, "key set has no usable RSA key")) : .success(keys)
+        }
+        let finished = now()
+        state.withLock { state in
+            switch built {
+            case .success(let keys):
+                state.keys = keys
+                state.statistics.refreshes += 1
+                state.statistics.keyCount = keys.count
+                state.statistics.lastRefresh = finished
+                state.statistics.lastFailure = nil
+                state.lastError = nil
+            case .failure(let error):
+                state.statistics.failures += 1
+                state.statistics.lastFailure = error.description
+                state.lastError = error
+            }
+            state.inFlight = nil
+        }
+    }
+}

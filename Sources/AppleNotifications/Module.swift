@@ -1,1 +1,0 @@
-// AppleNotifications: see README.md for the module's role.

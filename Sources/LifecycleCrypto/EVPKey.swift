@@ -1,0 +1,67 @@
+import COpenSSL
+import Synchronization
+
+/// Owns one OpenSSL `EVP_PKEY` and frees it exactly once.
+///
+/// Every use goes through ``withKey(_:)``, which holds `lock`, so the C handle is never touched by two
+/// threads at once. Operations on one key are short (one RSA verify is tens of microseconds) and each
+/// signature operation uses its own `EVP_MD_CTX`.
+public final class EVPKey: Sendable {
+    /// `nonisolated(unsafe)` because a C pointer is not `Sendable`: the pointer itself never changes, it is
+    /// only dereferenced inside `lock` (``withKey(_:)``) and freed once in `deinit`.
+    private nonisolated(unsafe) let pointer: OpaquePointer
+    private let lock = Mutex(())
+
+    /// Takes ownership of `pointer` (one reference); it is freed when this object is released.
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    /// Runs `body` with the raw key while holding the key's lock. The pointer must not escape.
+    func withKey<Result, Failure: Error>(
+        _ body: (OpaquePointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let result: Swift.Result<Result, Failure> = lock.withLock { _ in
+            do throws(Failure) {
+                return .success(try body(pointer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Size of the key in bits (`EVP_PKEY_get_bits`): the RSA modulus length, 253 for Ed25519.
+    public var bitCount: Int {
+        withKey { Int(EVP_PKEY_get_bits($0)) }
+    }
+
+    /// True when the key belongs to `algorithm` (an OpenSSL key type name such as `RSA` or `ED25519`).
+    public func isA(_ algorithm: String) -> Bool {
+        withKey { key in algorithm.withCString { EVP_PKEY_is_a(key, $0) == 1 } }
+    }
+}
+
+extension EVPKey {
+    /// Generates a key of the OpenSSL type `algorithm`; `configure` runs between keygen-init and generate.
+    static func generate(
+        algorithm: String, configure: (OpaquePointer) -> Int32 = { _ in 1 }
+    ) throws(CryptoError) -> EVPKey {
+        guard let context = algorithm.withCString({ EVP_PKEY_CTX_new_from_name(nil, $0, nil) }) else {
+            throw .openSSL(.keyGenerationFailed, "no \(algorithm) key generator")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1, configure(context) == 1 else {
+            throw .openSSL(.keyGenerationFailed, "cannot configure \(algorithm) key generation")
+        }
+        var key: OpaquePointer?
+        guard EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw .openSSL(.keyGenerationFailed, "\(algorithm) key generation failed")
+        }
+        return EVPKey(taking: key)
+    }
+}

@@ -1,1 +1,0 @@
-// LifecycleCrypto: see README.md for the module's role.

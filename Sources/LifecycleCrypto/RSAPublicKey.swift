@@ -1,0 +1,101 @@
+import COpenSSL
+
+/// An RSA public key: what a JWKS entry becomes, and what verifies RS256 signatures (RFC 7518 §3.3).
+public struct RSAPublicKey: Sendable {
+    public let key: EVPKey
+
+    init(key: EVPKey) { self.key = key }
+
+    /// Builds the key from a JWK's big-endian modulus `n` and public exponent `e` (RFC 7518 §6.3.1) through
+    /// `OSSL_PARAM_BLD` and `EVP_PKEY_fromdata`, the OpenSSL 3 way (the `RSA_*` setters are deprecated).
+    public init(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
+        guard !modulus.isEmpty, !exponent.isEmpty else {
+            throw CryptoError(.invalidKey, "RSA modulus and exponent must not be empty")
+        }
+        guard let n = Self.bignum(modulus), let e = Self.bignum(exponent) else {
+            throw .openSSL(.invalidKey, "cannot read RSA modulus or exponent")
+        }
+        defer {
+            BN_free(n)
+            BN_free(e)
+        }
+        // The parameter names must outlive the builder: keep both C strings alive across every call.
+        let built: OpaquePointer? = "n".withCString { nName in
+            "e".withCString { eName in
+                guard let builder = OSSL_PARAM_BLD_new() else { return nil }
+                defer { OSSL_PARAM_BLD_free(builder) }
+                guard OSSL_PARAM_BLD_push_BN(builder, nName, n) == 1,
+                    OSSL_PARAM_BLD_push_BN(builder, eName, e) == 1,
+                    let params = OSSL_PARAM_BLD_to_param(builder)
+                else { return nil }
+                defer { OSSL_PARAM_free(params) }
+                guard let context = "RSA".withCString({ EVP_PKEY_CTX_new_from_name(nil, $0, nil) }) else {
+                    return nil
+                }
+                defer { EVP_PKEY_CTX_free(context) }
+                var key: OpaquePointer?
+                // EVP_PKEY_PUBLIC_KEY (evp.h) is a compound macro Swift cannot import; spelled out here.
+                let selection = Int32(
+                    OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS
+                        | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
+                guard EVP_PKEY_fromdata_init(context) == 1,
+                    EVP_PKEY_fromdata(context, &key, selection, params) == 1
+                else {
+                    if let key { EVP_PKEY_free(key) }
+                    return nil
+                }
+                return key
+            }
+        }
+        guard let built else { throw .openSSL(.invalidKey, "cannot build an RSA public key from n and e") }
+        self.key = EVPKey(taking: built)
+    }
+
+    /// SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
+    public func pem() throws(CryptoError) -> [UInt8] { try PEM.writePublicKey(key) }
+
+    /// Modulus length in bits; keys under 2048 bits are refused by the verifier (RFC 7518 §3.3).
+    public var bitCount: Int { key.bitCount }
+
+    /// The JWK members `n` and `e` as unsigned big-endian bytes without leading zeros (RFC 7518 §6.3.1).
+    public func components() throws(CryptoError) -> (modulus: [UInt8], exponent: [UInt8]) {
+        let result: (modulus: [UInt8], exponent: [UInt8])? = key.withKey { pkey in
+            guard let n = Self.bignumParameter(pkey, "n"), let e = Self.bignumParameter(pkey, "e") else {
+                return nil
+            }
+            return (n, e)
+        }
+        guard let result else { throw .openSSL(.encodingFailed, "cannot read RSA key components") }
+        return result
+    }
+
+    /// JWK `n` and `e` members, base64url without padding.
+    public func jwkComponents() throws(CryptoError) -> (n: String, e: String) {
+        let (modulus, exponent) = try components()
+        return (Base64URL.encode(modulus), Base64URL.encode(exponent))
+    }
+
+    /// Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature (JWS `RS256`, RFC 7518 §3.3). Only a return of exactly
+    /// 1 from `EVP_DigestVerify` is success; anything else (0, negative) is a failure, and the queue is cleared.
+    public func verifyRS256(signature: [UInt8], message: [UInt8]) -> Bool {
+        SignatureOperation.verify(key: key, digest: EVP_sha256(), signature: signature, message: message)
+    }
+
+    private static func bignum(_ bytes: [UInt8]) -> OpaquePointer? {
+        bytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
+    }
+
+    private static func bignumParameter(_ pkey: OpaquePointer, _ name: String) -> [UInt8]? {
+        var value: OpaquePointer?
+        let status = name.withCString { EVP_PKEY_get_bn_param(pkey, $0, &value) }
+        guard status == 1, let value else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        defer { BN_free(value) }
+        var bytes = [UInt8](repeating: 0, count: (Int(BN_num_bits(value)) + 7) / 8)
+        let written = BN_bn2bin(value, &bytes)
+        guard Int(written) == bytes.count else { return nil }
+        return bytes
+    }
+}
