@@ -52,7 +52,7 @@ public enum NotificationBody {
             return .failure(VerificationError(.malformedBody, "body is empty"))
         }
         if first == UInt8(ascii: "{") {
-            guard case .object(let members)? = JSONValue.parse(Array(bytes)) else {
+            guard case .object(let members)? = JSONValue.parseIfValid(Array(bytes)) else {
                 return .failure(VerificationError(.malformedBody, "body is not a valid JSON object"))
             }
             guard let payload = members["payload"] else {

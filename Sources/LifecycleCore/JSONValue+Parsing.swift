@@ -19,6 +19,11 @@ extension JSONValue {
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
+
+    /// The parsed document, or nil when the bytes are not exactly one valid JSON text.
+    public static func parseIfValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> JSONValue? {
+        try? parse(bytes)
+    }
 }
 
 private struct JSONParser {
@@ -79,12 +84,12 @@ private struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
+        var members: [JSONObject.Member] = []
         var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject(members: members))
         }
         while true {
             skipWhitespace()
@@ -104,7 +109,7 @@ private struct JSONParser {
             }
             guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
             index += 1
-            return .object(members)
+            return .object(JSONObject(members: members))
         }
     }
 

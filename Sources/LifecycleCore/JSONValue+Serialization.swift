@@ -33,7 +33,8 @@ extension JSONValue {
                 output += "{}"
                 return
             }
-            let ordered = sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members
+            let ordered =
+                sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members.members
             output += "{"
             for (offset, member) in ordered.enumerated() {
                 if offset > 0 { output += "," }
@@ -67,6 +68,14 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Compact UTF-8 with members sorted by key: the canonical form for hashing, signing and JWS segments.
+    public func encoded() -> [UInt8] { Array(serialized(sortedKeys: true).utf8) }
+
+    /// ``encoded()`` as a string.
+    public var encodedString: String { serialized(sortedKeys: true) }
+}
+
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
@@ -75,7 +84,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(elements.map { (key: $0.0, value: $0.1) })
+        self = .object(JSONObject(members: elements.map { (key: $0.0, value: $0.1) }))
     }
     public init(nilLiteral: ()) { self = .null }
 }

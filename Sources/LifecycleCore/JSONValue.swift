@@ -9,7 +9,7 @@ public enum JSONValue: Hashable, Sendable {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([(key: String, value: JSONValue)])
+    case object(JSONObject)
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -19,8 +19,7 @@ public enum JSONValue: Hashable, Sendable {
         case (.number(let a), .number(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)):
-            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        case (.object(let a), .object(let b)): a == b
         default: false
         }
     }
@@ -33,18 +32,14 @@ public enum JSONValue: Hashable, Sendable {
         case .number(let v): hasher.combine(v)
         case .string(let v): hasher.combine(v)
         case .array(let v): hasher.combine(v)
-        case .object(let members):
-            for member in members {
-                hasher.combine(member.key)
-                hasher.combine(member.value)
-            }
+        case .object(let members): hasher.combine(members)
         }
     }
 
     /// The member named `key` of an object, nil for anything else.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
+        return members[key]
     }
 
     public var stringValue: String? {
@@ -67,7 +62,7 @@ public enum JSONValue: Hashable, Sendable {
         return nil
     }
 
-    public var objectValue: [(key: String, value: JSONValue)]? {
+    public var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }

@@ -12,7 +12,7 @@ private func verify(events: JSONValue) async -> Result<VerifiedNotification, Ver
     return await factory.verifier().verify(jws: token, at: now)
 }
 
-private func event(_ members: [String: JSONValue]) -> JSONValue { .string(JSONValue.object(members).encodedString) }
+private func event(_ members: JSONObject) -> JSONValue { .string(JSONValue.object(members).encodedString) }
 
 @Suite("Event decoding quirks (DOMAIN.md §1)")
 struct EventDecodingTests {

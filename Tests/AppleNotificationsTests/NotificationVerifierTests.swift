@@ -208,7 +208,7 @@ struct NotificationVerifierTests {
         let email = "abcdef@privaterelay.appleid.com"
         let event = TestTokenFactory.event(
             type: "email-disabled", extra: ["email": .string(email), "is_private_email": .string("true")])
-        let cases: [[String: JSONValue]] = [
+        let cases: [JSONObject] = [
             TestTokenFactory.claims(event: event, audience: "com.other.app"),
             TestTokenFactory.claims(event: event, overrides: ["iss": .string("https://evil.example")]),
             TestTokenFactory.claims(event: event, issuedAt: now.adding(seconds: -200_000)),

@@ -40,20 +40,20 @@ public struct TestTokenFactory: Sendable {
     /// The event object before encoding.
     public static func event(
         type: String = "consent-revoked", subject: String = TestFixtures.subject,
-        eventTime: JSONValue = .integer(TestFixtures.eventTimeMilliseconds), extra: [String: JSONValue] = [:]
-    ) -> [String: JSONValue] {
-        var members: [String: JSONValue] = ["type": .string(type), "sub": .string(subject), "event_time": eventTime]
-        members.merge(extra) { _, new in new }
+        eventTime: JSONValue = .integer(TestFixtures.eventTimeMilliseconds), extra: JSONObject = [:]
+    ) -> JSONObject {
+        var members: JSONObject = ["type": .string(type), "sub": .string(subject), "event_time": eventTime]
+        for member in extra { members[member.key] = member.value }
         return members
     }
 
     /// Claims as Apple sends them (events as a JSON string), with `overrides` applied last: a value replaces
     /// the claim, `nil` removes it.
     public static func claims(
-        event: [String: JSONValue] = event(), audience: String = TestFixtures.audience,
+        event: JSONObject = event(), audience: String = TestFixtures.audience,
         issuedAt: Instant = TestFixtures.issuedAt, overrides: [String: JSONValue?] = [:]
-    ) -> [String: JSONValue] {
-        var claims: [String: JSONValue] = [
+    ) -> JSONObject {
+        var claims: JSONObject = [
             "iss": .string(AppleIdentity.issuer),
             "aud": .string(audience),
             "iat": .integer(issuedAt.secondsSinceEpoch),
@@ -66,15 +66,15 @@ public struct TestTokenFactory: Sendable {
     }
 
     /// The standard header `{"alg":"RS256","kid":…}` with `overrides` applied (`nil` removes a member).
-    public func header(overrides: [String: JSONValue?] = [:]) -> [String: JSONValue] {
-        var header: [String: JSONValue] = ["alg": .string("RS256"), "kid": .string(keyID)]
+    public func header(overrides: [String: JSONValue?] = [:]) -> JSONObject {
+        var header: JSONObject = ["alg": .string("RS256"), "kid": .string(keyID)]
         for (name, value) in overrides { header[name] = value }
         return header
     }
 
     /// A compact JWS over the exact header and claims given.
     public func token(
-        header: [String: JSONValue]? = nil, claims: [String: JSONValue] = claims(), signing: TestSigning = .rs256
+        header: JSONObject? = nil, claims: JSONObject = claims(), signing: TestSigning = .rs256
     ) -> String {
         token(
             rawHeader: JSONValue.object(header ?? self.header()).encoded(),

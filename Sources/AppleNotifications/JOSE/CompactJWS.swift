@@ -19,7 +19,7 @@ public struct CompactJWS: Sendable {
     }
 
     /// The protected header, a JSON object (RFC 7515 §4).
-    public let header: [String: JSONValue]
+    public let header: JSONObject
     /// The decoded payload octets (the claims set as UTF-8 JSON, not yet trusted).
     public let payload: [UInt8]
     public let signature: [UInt8]
@@ -51,7 +51,7 @@ public struct CompactJWS: Sendable {
         guard let signature = Base64URL.decode(bytes: parts[2]) else {
             throw VerificationError(.malformedJWS, "signature is not base64url")
         }
-        guard case .object(let header)? = JSONValue.parse(headerBytes) else {
+        guard case .object(let header)? = JSONValue.parseIfValid(headerBytes) else {
             throw VerificationError(.malformedJWS, "header is not a JSON object")
         }
         self.header = header

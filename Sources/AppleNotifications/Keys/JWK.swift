@@ -1,3 +1,4 @@
+import LifecycleCore
 import LifecycleCrypto
 
 /// One RSA key from a JSON Web Key Set (RFC 7517 §4, RFC 7518 §6.3.1), as Apple publishes them at
@@ -40,7 +41,7 @@ public struct JWK: Hashable, Sendable {
     }
 
     var jsonValue: JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "kty": .string("RSA"), "kid": .string(keyID), "n": .string(n), "e": .string(e),
         ]
         if let algorithm { members["alg"] = .string(algorithm) }

@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// A JSON Web Key Set (RFC 7517 §5): `{"keys": [...]}`.
 public struct JWKSet: Hashable, Sendable {
     /// The RSA keys that carry a `kid`. Keys of other types (`EC`, `OKP`, `oct`) and keys without `kid` are
@@ -13,7 +15,7 @@ public struct JWKSet: Hashable, Sendable {
 
     /// Decodes a JWKS document. Throws when the document is not JSON or has no `keys` array.
     public init(decoding bytes: [UInt8]) throws(JWKSError) {
-        guard let document = JSONValue.parse(bytes) else {
+        guard let document = JSONValue.parseIfValid(bytes) else {
             throw JWKSError(.malformedJWKS, "key set is not valid JSON")
         }
         guard case .array(let entries)? = document["keys"] else {

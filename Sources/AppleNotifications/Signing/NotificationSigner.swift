@@ -31,12 +31,12 @@ public struct NotificationSigner: Sendable {
     }
 
     /// Signs arbitrary claims under the standard header.
-    public func sign(claims: [String: JSONValue]) throws(CryptoError) -> String {
+    public func sign(claims: JSONObject) throws(CryptoError) -> String {
         try sign(header: ["alg": .string(AppleIdentity.algorithm), "kid": .string(keyID)], claims: claims)
     }
 
     /// Signs with RS256 under an arbitrary header (tests relabel `alg` or drop `kid` with this).
-    public func sign(header: [String: JSONValue], claims: [String: JSONValue]) throws(CryptoError) -> String {
+    public func sign(header: JSONObject, claims: JSONObject) throws(CryptoError) -> String {
         let signingInput =
             Base64URL.encode(JSONValue.object(header).encoded()) + "."
             + Base64URL.encode(JSONValue.object(claims).encoded())
@@ -48,7 +48,7 @@ public struct NotificationSigner: Sendable {
     public static func claims(
         event: AppleEvent, audience: String, issuedAt: Instant, issuer: String = AppleIdentity.issuer,
         jti: String = makeJTI(), lifetimeSeconds: Int64 = defaultLifetimeSeconds
-    ) -> [String: JSONValue] {
+    ) -> JSONObject {
         let issuedSeconds = issuedAt.secondsSinceEpoch
         return [
             "iss": .string(issuer),
@@ -62,8 +62,8 @@ public struct NotificationSigner: Sendable {
 
     /// The event object (before string encoding): `type`, `sub`, `event_time` in ms, and for e-mail events
     /// `email` and `is_private_email` as a string.
-    public static func eventClaim(_ event: AppleEvent) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [
+    public static func eventClaim(_ event: AppleEvent) -> JSONObject {
+        var members: JSONObject = [
             "type": .string(event.type.canonicalName),
             "sub": .string(event.subject),
             "event_time": .integer(event.eventTime.millisecondsSinceEpoch),

@@ -39,12 +39,12 @@ public enum AppleEventDecoder {
             isPrivateEmail: members["is_private_email"].flatMap(privateEmailFlag), email: email)
     }
 
-    private static func eventObject(_ events: JSONValue) throws(VerificationError) -> [String: JSONValue] {
+    private static func eventObject(_ events: JSONValue) throws(VerificationError) -> JSONObject {
         switch events {
         case .object(let members):
             return members
         case .string(let encoded):
-            guard let inner = JSONValue.parse(Array(encoded.utf8)) else {
+            guard let inner = JSONValue.parseIfValid(Array(encoded.utf8)) else {
                 throw VerificationError(.malformedEvent, "\"events\" string is not valid JSON")
             }
             if case .string = inner {

@@ -75,7 +75,7 @@ public struct NotificationVerifier: Sendable {
             let jws = try CompactJWS(parsing: token, limits: configuration.limits)
             if collectClaims {
                 report.header = .object(jws.header)
-                if let claims = JSONValue.parse(jws.payload), case .object = claims { report.claims = claims }
+                if let claims = JSONValue.parseIfValid(jws.payload), case .object = claims { report.claims = claims }
             }
             let kid = try checkHeader(jws.header)
             let key = try await lookUp(kid)
@@ -98,7 +98,7 @@ public struct NotificationVerifier: Sendable {
         return report
     }
 
-    private func checkHeader(_ header: [String: JSONValue]) throws(VerificationError) -> String {
+    private func checkHeader(_ header: JSONObject) throws(VerificationError) -> String {
         guard case .string(let algorithm)? = header["alg"] else {
             throw VerificationError(.unsupportedAlgorithm, "header has no \"alg\"; only RS256 is accepted")
         }
@@ -130,7 +130,7 @@ public struct NotificationVerifier: Sendable {
     private func checkClaims(
         _ payload: [UInt8], keyID: String, now: Instant, allowExpired: Bool
     ) throws(VerificationError) -> VerifiedNotification {
-        guard case .object(let claims)? = JSONValue.parse(payload) else {
+        guard case .object(let claims)? = JSONValue.parseIfValid(payload) else {
             throw VerificationError(.malformedClaims, "claims are not a JSON object")
         }
         guard case .string(let issuer)? = claims["iss"], issuer == configuration.issuer else {

@@ -16,9 +16,9 @@ public enum PolicyValidator {
     /// Validates the bytes of one policy file; `file` is the path as the operator wrote it, used in messages.
     public static func validate(_ bytes: [UInt8], file: String) throws(PolicyValidationFailure) -> ErasurePolicy {
         var check = Check(file: file)
-        let root: PolicyJSONValue
+        let root: JSONValue
         do {
-            root = try JSONDecoder().decode(PolicyJSONValue.self, from: Data(bytes))
+            root = try JSONValue.parse(bytes)
         } catch {
             throw PolicyValidationFailure(errors: [
                 PolicyValidationError(
@@ -27,7 +27,7 @@ public enum PolicyValidator {
             ])
         }
         guard case .object(let fields) = root else {
-            check.fail(.wrongType, "(root)", "the document is \(root.typeName)", "write one JSON object { … }")
+            check.fail(.wrongType, "(root)", "the document is \(root.kindName)", "write one JSON object { … }")
             throw PolicyValidationFailure(errors: check.errors)
         }
         check.unknownKeys(fields, allowed: topLevelKeys, at: "")
@@ -36,11 +36,11 @@ public enum PolicyValidator {
         let jurisdiction = check.string(fields, "jurisdiction", at: "", required: true, nonEmpty: true)
         var version = 0
         switch fields["version"] {
-        case .integer(let value) where value >= 1: version = value
+        case .integer(let value) where value >= 1 && value <= Int64(Int32.max): version = Int(value)
         case nil: check.fail(.missingField, "version", "\"version\" is missing", "add \"version\": 1")
         case .some(let other):
             check.fail(
-                .invalidVersion, "version", "\"version\" must be a whole number ≥ 1, found \(other.typeName)",
+                .invalidVersion, "version", "\"version\" must be a whole number ≥ 1, found \(other.kindName)",
                 "write a whole number such as \"version\": 1 and raise it on every change")
         }
 
@@ -102,7 +102,7 @@ private struct Check {
 
     func join(_ parent: String, _ key: String) -> String { parent.isEmpty ? key : "\(parent).\(key)" }
 
-    mutating func unknownKeys(_ fields: [String: PolicyJSONValue], allowed: [String], at parent: String) {
+    mutating func unknownKeys(_ fields: JSONObject, allowed: [String], at parent: String) {
         for key in fields.keys.sorted() where !allowed.contains(key) {
             fail(
                 .unknownKey, join(parent, key), "unknown key \"\(key)\"",
@@ -111,7 +111,7 @@ private struct Check {
     }
 
     mutating func string(
-        _ fields: [String: PolicyJSONValue], _ key: String, at parent: String, required: Bool, nonEmpty: Bool
+        _ fields: JSONObject, _ key: String, at parent: String, required: Bool, nonEmpty: Bool
     ) -> String? {
         let path = join(parent, key)
         switch fields[key] {
@@ -120,13 +120,13 @@ private struct Check {
         case nil: fail(.missingField, path, "\"\(key)\" is missing", "add \"\(key)\": \"…\"")
         case .some(let other):
             fail(
-                .wrongType, path, "\"\(key)\" must be a non-empty string, found \(other.typeName)", "write it as \"…\"")
+                .wrongType, path, "\"\(key)\" must be a non-empty string, found \(other.kindName)", "write it as \"…\"")
         }
         return nil
     }
 
-    mutating func array(_ fields: [String: PolicyJSONValue], _ key: String, at parent: String, required: Bool)
-        -> [PolicyJSONValue]?
+    mutating func array(_ fields: JSONObject, _ key: String, at parent: String, required: Bool)
+        -> [JSONValue]?
     {
         let path = join(parent, key)
         switch fields[key] {
@@ -134,29 +134,29 @@ private struct Check {
         case nil where !required: return nil
         case nil: fail(.missingField, path, "\"\(key)\" is missing", "add \"\(key)\": [ … ]")
         case .some(let other):
-            fail(.wrongType, path, "\"\(key)\" must be an array, found \(other.typeName)", "write it as [ … ]")
+            fail(.wrongType, path, "\"\(key)\" must be an array, found \(other.kindName)", "write it as [ … ]")
         }
         return nil
     }
 
-    mutating func bool(_ fields: [String: PolicyJSONValue], _ key: String, at parent: String) -> Bool {
+    mutating func bool(_ fields: JSONObject, _ key: String, at parent: String) -> Bool {
         switch fields[key] {
         case .bool(let value): return value
         case nil: return false
         case .some(let other):
             fail(
-                .wrongType, join(parent, key), "\"\(key)\" must be true or false, found \(other.typeName)",
+                .wrongType, join(parent, key), "\"\(key)\" must be true or false, found \(other.kindName)",
                 "write true or false without quotes")
             return false
         }
     }
 
-    mutating func duration(_ fields: [String: PolicyJSONValue], _ key: String, at parent: String) -> ISODuration? {
+    mutating func duration(_ fields: JSONObject, _ key: String, at parent: String) -> ISODuration? {
         let path = join(parent, key)
         guard let value = fields[key] else { return nil }
         guard case .string(let text) = value else {
             fail(
-                .wrongType, path, "\"\(key)\" must be an ISO 8601 duration string, found \(value.typeName)",
+                .wrongType, path, "\"\(key)\" must be an ISO 8601 duration string, found \(value.kindName)",
                 "write it as a string such as \"P5D\"")
             return nil
         }
@@ -178,7 +178,7 @@ private struct Check {
     }
 
     mutating func names<Name: RawRepresentable & CaseIterable>(
-        _ fields: [String: PolicyJSONValue], _ key: String, at parent: String, as _: Name.Type,
+        _ fields: JSONObject, _ key: String, at parent: String, as _: Name.Type,
         code: PolicyValidationError.Code, noun: String
     ) -> [Name]? where Name.RawValue == String {
         guard let items = array(fields, key, at: parent, required: true) else { return nil }
@@ -192,7 +192,7 @@ private struct Check {
         for (index, item) in items.enumerated() {
             let path = "\(join(parent, key))[\(index)]"
             guard case .string(let text) = item else {
-                fail(.wrongType, path, "must be a string, found \(item.typeName)", "write a \(noun) name in quotes")
+                fail(.wrongType, path, "must be a string, found \(item.kindName)", "write a \(noun) name in quotes")
                 continue
             }
             if let name = Name(rawValue: text) {
@@ -204,10 +204,10 @@ private struct Check {
         return names
     }
 
-    mutating func rule(_ value: PolicyJSONValue, at path: String, calculator: DeadlineCalculator) -> ErasureRule? {
+    mutating func rule(_ value: JSONValue, at path: String, calculator: DeadlineCalculator) -> ErasureRule? {
         guard case .object(let fields) = value else {
             fail(
-                .wrongType, path, "a rule must be an object, found \(value.typeName)",
+                .wrongType, path, "a rule must be an object, found \(value.kindName)",
                 "write { \"on\": …, \"erase\": …, \"within\": … }")
             return nil
         }
@@ -235,10 +235,10 @@ private struct Check {
             on: on, erase: erase, after: after, within: within, basis: basis, cancelIfRelinked: cancelIfRelinked)
     }
 
-    mutating func retention(_ value: PolicyJSONValue, at path: String) -> RetentionRule? {
+    mutating func retention(_ value: JSONValue, at path: String) -> RetentionRule? {
         guard case .object(let fields) = value else {
             fail(
-                .wrongType, path, "a retention must be an object, found \(value.typeName)",
+                .wrongType, path, "a retention must be an object, found \(value.kindName)",
                 "write { \"category\": …, \"for\": …, \"basis\": … }")
             return nil
         }
@@ -259,7 +259,7 @@ private struct Check {
                 "add \"category\": \"payment-records\" or another category")
         case .some(let other):
             fail(
-                .wrongType, "\(path).category", "\"category\" must be a string, found \(other.typeName)",
+                .wrongType, "\(path).category", "\"category\" must be a string, found \(other.kindName)",
                 "write a category name in quotes")
         }
         let period = duration(fields, "for", at: path)

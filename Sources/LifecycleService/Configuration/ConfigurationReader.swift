@@ -6,7 +6,7 @@ import LifecycleCore
 struct ConfigurationReader {
     let file: String
     let path: String
-    private let members: [(key: String, value: JSONValue)]
+    private let members: JSONObject
     private var consumed: Set<String> = []
 
     init(file: String, path: String, value: JSONValue) throws(ConfigurationError) {
@@ -107,7 +107,7 @@ struct ConfigurationReader {
     }
 
     /// Members of an object used as a map (`"targets": {"app-db": {...}}`), in file order.
-    mutating func map(_ key: String) throws(ConfigurationError) -> [(key: String, value: JSONValue)]? {
+    mutating func map(_ key: String) throws(ConfigurationError) -> JSONObject? {
         guard let value = value(key) else { return nil }
         guard let members = value.objectValue else {
             throw error(key, "expected an object, found \(value.kindName)", fix: "")

@@ -40,15 +40,13 @@ public final class EventLog: Sendable {
         _ fields: [(String, JSONValue)] = []
     ) {
         guard level >= minimumLevel else { return }
-        var members: [(key: String, value: JSONValue)] = [
-            ("time", .string(clock.now().iso8601)), ("level", .string(level.rawValue)), ("event", .string(event)),
+        var members: JSONObject = [
+            "time": .string(clock.now().iso8601), "level": .string(level.rawValue), "event": .string(event),
         ]
-        if let app { members.append(("app", .string(app))) }
-        if let subject {
-            members.append(("subject", .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject))))
-        }
-        if let reason { members.append(("reason", .string(reason.rawValue))) }
-        members.append(contentsOf: fields.map { (key: $0.0, value: $0.1) })
+        if let app { members["app"] = .string(app) }
+        if let subject { members["subject"] = .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject)) }
+        if let reason { members["reason"] = .string(reason.rawValue) }
+        for (key, value) in fields { members[key] = value }
         let line = JSONValue.object(members).serialized()
         lock.withLock { _ in sink(line) }
     }
