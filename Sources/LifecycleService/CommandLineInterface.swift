@@ -3,7 +3,9 @@ import Foundation
 /// The `lifecycle` command line: dispatches to one ``LifecycleCommand`` and turns thrown errors into one
 /// clear line on standard error with a non-zero exit status.
 public enum CommandLineInterface {
-    static let commands: [any LifecycleCommand.Type] = []
+    static let commands: [any LifecycleCommand.Type] = [
+        InspectCommand.self, IngestCommand.self, MigrateCommand.self, DevSetupCommand.self,
+    ]
 
     static var overview: String {
         let width = commands.map { $0.name.count }.max() ?? 0

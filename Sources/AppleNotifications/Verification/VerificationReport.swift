@@ -22,4 +22,14 @@ public struct VerificationReport: Sendable {
     }
 
     public var isValid: Bool { notification != nil }
+
+    public init(
+        header: JSONValue?, claims: JSONValue?, signatureVerified: Bool,
+        result: Result<VerifiedNotification, VerificationError>
+    ) {
+        self.header = header
+        self.claims = claims
+        self.signatureVerified = signatureVerified
+        self.result = result
+    }
 }

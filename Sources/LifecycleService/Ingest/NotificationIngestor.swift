@@ -1,0 +1,142 @@
+import AppleNotifications
+import LifecycleCore
+import LifecycleCrypto
+import LifecycleStore
+
+/// The one path every notification takes, whether it arrives over HTTP or is replayed from an archive:
+/// extract the JWS → verify (keys by `kid`, RS256, iss/aud/exp/iat) → route by `aud` → store and apply in one
+/// transaction → report the outcome. The caller answers only after this returns, so a 200 always means
+/// "committed".
+public final class NotificationIngestor: Sendable {
+    public enum Source: String, Sendable {
+        /// Delivered by Apple over HTTP.
+        case notification
+        /// Replayed from an archive with `lifecycle ingest`.
+        case replay
+    }
+
+    let configuration: ServiceConfiguration
+    let verifier: NotificationVerifier
+    let store: any Store
+    let log: EventLog
+    let metrics: MetricsRegistry
+    let clock: any WallClock
+
+    public init(
+        configuration: ServiceConfiguration, verifier: NotificationVerifier, store: any Store, log: EventLog,
+        metrics: MetricsRegistry, clock: any WallClock
+    ) {
+        self.configuration = configuration
+        self.verifier = verifier
+        self.store = store
+        self.log = log
+        self.metrics = metrics
+        self.clock = clock
+        metrics.describe(
+            "lifecycle_notifications_total", kind: "counter", help: "Notifications received, by event type and outcome.")
+        metrics.describe(
+            "lifecycle_rejections_total", kind: "counter", help: "Notifications that failed verification, by reason code.")
+        metrics.describe(
+            "lifecycle_last_accepted_notification_timestamp_seconds", kind: "gauge",
+            help: "Unix time of the last accepted notification.")
+    }
+
+    /// An HTTP request body: `{"payload": "<JWS>"}` or a form-encoded `payload=`.
+    public func ingest(httpBody body: [UInt8]) async -> IngestOutcome {
+        let received = clock.now()
+        switch NotificationBody.extractJWS(fromHTTPBody: body) {
+        case .success(let jws):
+            return await ingest(jws: jws, body: body, receivedAt: received, source: .notification, allowExpired: false)
+        case .failure(let error):
+            return await reject(error, body: body, receivedAt: received, source: .notification, audience: nil)
+        }
+    }
+
+    /// One archived line: a body as above or a bare compact JWS.
+    public func ingest(archivedLine line: [UInt8], allowExpired: Bool) async -> IngestOutcome {
+        let received = clock.now()
+        switch NotificationBody.extractJWS(fromBodyOrToken: line) {
+        case .success(let jws):
+            return await ingest(jws: jws, body: line, receivedAt: received, source: .replay, allowExpired: allowExpired)
+        case .failure(let error):
+            return await reject(error, body: line, receivedAt: received, source: .replay, audience: nil)
+        }
+    }
+
+    private func ingest(
+        jws: String, body: [UInt8], receivedAt: Instant, source: Source, allowExpired: Bool
+    ) async -> IngestOutcome {
+        let verified: VerifiedNotification
+        switch await verifier.verify(jws: jws, at: receivedAt, allowExpired: allowExpired) {
+        case .success(let notification): verified = notification
+        case .failure(let error) where error.isRetryable:
+            log.log(.warning, "notification.keys_unavailable", reason: error.code)
+            metrics.increment("lifecycle_notifications_total", [("type", "unverified"), ("outcome", "unavailable")])
+            return .unavailable(error.description)
+        case .failure(let error):
+            return await reject(error, body: body, receivedAt: receivedAt, source: source, audience: nil)
+        }
+        // The verifier accepted `aud` only because some app lists it, so routing cannot fail here.
+        guard let app = configuration.app(forClientID: verified.audience) else {
+            let error = VerificationError(.invalidAudience, "no app is configured for this aud")
+            return await reject(error, body: body, receivedAt: receivedAt, source: source, audience: verified.audience)
+        }
+        let new = NewNotification(
+            app: app.id, notification: verified, receivedAt: receivedAt, bodySHA256: SHA256.hexDigest(body),
+            rawJWS: jws, source: source.rawValue)
+        let outcome: IngestOutcome
+        do {
+            outcome = try await store.write { writer in try Self.record(new, in: writer) }
+        } catch {
+            log.log(.error, "notification.store_failed", app: app.id, [("error", .string(String(describing: error)))])
+            metrics.increment("lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", "unavailable")])
+            return .unavailable("storage unavailable")
+        }
+        metrics.increment("lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
+        if case .accepted = outcome {
+            metrics.set("lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
+        }
+        log.log(
+            .info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject,
+            [
+                ("type", .string(verified.event.type.canonicalName)),
+                ("event_time", .string(verified.event.eventTime.iso8601)), ("source", .string(source.rawValue)),
+            ])
+        return outcome
+    }
+
+    /// The transaction body: the inbox row, and for known types the account's transition and its effects,
+    /// all committed together or not at all.
+    static func record(_ new: NewNotification, in writer: any StoreWriter) throws -> IngestOutcome {
+        switch try writer.insertNotification(new) {
+        case .duplicateJTI(let existing), .duplicateEvent(let existing):
+            return .duplicate(existingID: existing)
+        case .inserted(let id):
+            let type = new.notification.event.type
+            guard type.isKnown else { return .ignored(notificationID: id, app: new.app, type: type.canonicalName) }
+            return .accepted(notificationID: id, app: new.app, type: type)
+        }
+    }
+
+    private func reject(
+        _ error: VerificationError, body: [UInt8], receivedAt: Instant, source: Source, audience: String?
+    ) async -> IngestOutcome {
+        metrics.increment("lifecycle_rejections_total", [("reason", error.code.rawValue)])
+        metrics.increment("lifecycle_notifications_total", [("type", "unverified"), ("outcome", "rejected")])
+        log.log(.warning, "notification.rejected", reason: error.code, [("source", .string(source.rawValue)), ("bytes", .integer(Int64(body.count)))])
+        let rejection = NewRejection(
+            reason: error.code, receivedAt: receivedAt, bodySize: body.count, bodySHA256: SHA256.hexDigest(body),
+            audience: audience, source: source.rawValue)
+        do {
+            try await store.write { writer in try writer.insertRejection(rejection) }
+        } catch {
+            log.log(.error, "rejection.store_failed", [("error", .string(String(describing: error)))])
+        }
+        return .rejected(error)
+    }
+
+    /// Metric label for a type: unknown types share one label so a hostile sender cannot grow the series.
+    private func typeLabel(_ type: AppleEventType) -> String {
+        type.isKnown ? type.canonicalName : "unknown"
+    }
+}

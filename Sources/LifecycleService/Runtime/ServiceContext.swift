@@ -1,0 +1,81 @@
+import AppleNotifications
+import Foundation
+import LifecycleCore
+import LifecycleStore
+
+/// The long-lived parts every command that touches state shares: configuration, store, keys, verifier, log,
+/// metrics, clock. Built once from the configuration; `close()` releases the store.
+public final class ServiceContext: Sendable {
+    public let configuration: ServiceConfiguration
+    public let store: any Store
+    public let keys: JWKSCache
+    public let verifier: NotificationVerifier
+    public let log: EventLog
+    public let metrics: MetricsRegistry
+    public let clock: any WallClock
+    public let pseudonymizer: KeyedSubjectPseudonymizer
+    public let ingestor: NotificationIngestor
+
+    public init(
+        configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
+        pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.keys = keys
+        self.log = log
+        self.pseudonymizer = pseudonymizer
+        self.metrics = metrics
+        self.clock = clock
+        self.verifier = NotificationVerifier(
+            keys: keys,
+            configuration: NotificationVerifier.Configuration(
+                issuer: configuration.apple.issuer, audiences: configuration.allClientIDs,
+                leewaySeconds: Int64(configuration.apple.leewaySeconds)))
+        self.ingestor = NotificationIngestor(
+            configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock)
+    }
+
+    /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.
+    public static func open(
+        configuration: ServiceConfiguration, clock: any WallClock = SystemWallClock(),
+        logSink: @escaping EventLog.Sink = EventLog.standardError
+    ) async throws -> ServiceContext {
+        let pseudonymKey = try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile)
+        let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
+        let log = EventLog(level: configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
+        let store = try await openStore(configuration.storage)
+        guard let source = JWKSSource(configuration.apple.jwks) else {
+            throw ConfigurationError(
+                file: "configuration", field: "apple.jwks", problem: "unusable key source \(configuration.apple.jwks)",
+                fix: "use an https:// URL, a file: URL or a path")
+        }
+        let keys = JWKSCache(
+            fetcher: source.makeFetcher(
+                limits: JWKSFetchLimits(timeoutSeconds: Double(configuration.apple.jwksFetchTimeoutSeconds))),
+            configuration: JWKSCache.Configuration(
+                minimumRefreshInterval: Int64(configuration.apple.jwksMinRefreshSeconds)),
+            now: { clock.now() })
+        return ServiceContext(
+            configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
+            metrics: MetricsRegistry(), clock: clock)
+    }
+
+    static func openStore(_ storage: StorageConfiguration) async throws -> any Store {
+        guard let path = storage.sqlitePath else {
+            throw ConfigurationError(
+                file: "configuration", field: "storage.url", problem: "unsupported storage URL",
+                fix: "use sqlite:PATH")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return try await SQLiteStore.open(
+            path: path,
+            configuration: SQLiteStoreConfiguration(
+                busyTimeoutMilliseconds: Int32(storage.busyTimeoutMilliseconds), maximumBatchSize: storage.maxBatch))
+    }
+
+    public func close() async {
+        await store.close()
+    }
+}
