@@ -23,7 +23,8 @@ struct ClientAndLoadTests {
         let port = listener.port
         let served = Task.detached {
             listener.serveOnce(
-                response: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;ext=1\r\npedia \r\n0\r\n\r\n")
+                response:
+                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;ext=1\r\npedia \r\n0\r\n\r\n")
         }
         let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(5))
         let response = try await client.get("/")
@@ -33,10 +34,11 @@ struct ClientAndLoadTests {
 
     @Test("the client times out when the server never answers")
     func clientTimeout() async throws {
-        try await withServer(handler: { _ in
+        let neverInTime: HTTPServer.Handler = { _ in
             try? await Task.sleep(for: .seconds(2))
             return .empty(.ok)
-        }) { _, port in
+        }
+        try await withServer(handler: neverInTime) { _, port in
             let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .milliseconds(300))
             let started = ContinuousClock.now
             await #expect(throws: HTTPClientError.timedOut) { try await client.get("/") }
@@ -73,7 +75,8 @@ struct ClientAndLoadTests {
                     HTTPClientRequest(method: "POST", target: "/n/\(sequence)", body: Array("\(sequence)".utf8))
                 },
                 onResponse: { sample, response in
-                    if response?.body.text == "POST /n/\(sample.sequence) query=- body=\(String(sample.sequence).count)" {
+                    if response?.body.text == "POST /n/\(sample.sequence) query=- body=\(String(sample.sequence).count)"
+                    {
                         observed.withLock { _ = $0.insert(sample.sequence) }
                     }
                 })

@@ -37,7 +37,8 @@ struct ConnectionBehaviourTests {
 
     @Test("every response carries Content-Length and an IMF-fixdate Date")
     func contentLengthAndDateAlwaysSent() async throws {
-        try await withServer(handler: { _ in .empty(.ok) }) { _, port in
+        let emptyOK: HTTPServer.Handler = { _ in .empty(.ok) }
+        try await withServer(handler: emptyOK) { _, port in
             let connection = try RawConnection(port: port)
             connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             let response = try #require(await connection.readResponse())
@@ -49,9 +50,10 @@ struct ConnectionBehaviourTests {
 
     @Test("Expect: 100-continue with an oversized body gets 413 and never 100 Continue")
     func expectContinueOversizedGets413() async throws {
-        try await withServer({ $0.limits.maxBodyLength = 1024 }) { _, port in
+        try await withServer(testConfiguration { $0.limits.maxBodyLength = 1024 }) { _, port in
             let connection = try RawConnection(port: port)
-            connection.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n")
+            connection.send(
+                "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n")
             let (bytes, closed) = await connection.readUntilClose()
             #expect(bytes.text.hasPrefix("HTTP/1.1 413 "))
             #expect(!bytes.text.contains("100 Continue"))
@@ -90,7 +92,8 @@ struct ConnectionBehaviourTests {
     func chunkedBodyInPieces() async throws {
         try await withServer { _, port in
             let connection = try RawConnection(port: port)
-            let message = "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
+            let message =
+                "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
             for byte in message.utf8 {
                 connection.send([byte])
             }
@@ -150,9 +153,11 @@ struct ConnectionBehaviourTests {
 
     @Test("the server closes a connection after the per-connection request cap")
     func requestsPerConnectionCap() async throws {
-        try await withServer({ $0.maxRequestsPerConnection = 2 }) { _, port in
+        try await withServer(testConfiguration { $0.maxRequestsPerConnection = 2 }) { _, port in
             let connection = try RawConnection(port: port)
-            connection.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+            connection.send(
+                "GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n"
+            )
             let (bytes, closed) = await connection.readUntilClose()
             let text = bytes.text
             #expect(text.contains("GET /1 query"))
@@ -183,6 +188,23 @@ struct ConnectionBehaviourTests {
             connection.send("GET http://example.com/p/q?x=y HTTP/1.1\r\nHost: example.com\r\n\r\n")
             let response = try #require(await connection.readResponse())
             #expect(response.bodyText == "GET /p/q query=x=y body=0")
+        }
+    }
+
+    @Test("two event loops serve keep-alive connections side by side")
+    func twoEventLoops() async throws {
+        try await withServer(testConfiguration { $0.eventLoopCount = 2 }) { _, port in
+            var connections: [RawConnection] = []
+            for _ in 0..<6 { connections.append(try RawConnection(port: port)) }
+            for round in 0..<3 {
+                for (index, connection) in connections.enumerated() {
+                    connection.send("GET /\(index)/\(round) HTTP/1.1\r\nHost: a\r\n\r\n")
+                }
+                for (index, connection) in connections.enumerated() {
+                    let response = try #require(await connection.readResponse())
+                    #expect(response.bodyText == "GET /\(index)/\(round) query=- body=0")
+                }
+            }
         }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 struct DeadlineAndLifecycleTests {
     @Test("a slow-loris client is cut off at the header deadline while another client is served")
     func slowLorisDisconnectedAtHeaderDeadline() async throws {
-        try await withServer({ $0.headerReadTimeout = .milliseconds(1500) }) { _, port in
+        try await withServer(testConfiguration { $0.headerReadTimeout = .milliseconds(1500) }) { _, port in
             let slow = try RawConnection(port: port, receiveTimeout: .seconds(6))
             let started = ContinuousClock.now
             let descriptor = slow.descriptor
@@ -38,7 +38,7 @@ struct DeadlineAndLifecycleTests {
 
     @Test("an idle keep-alive connection is closed after the idle timeout")
     func idleConnectionClosed() async throws {
-        try await withServer({ $0.idleTimeout = .milliseconds(400) }) { _, port in
+        try await withServer(testConfiguration { $0.idleTimeout = .milliseconds(400) }) { _, port in
             let connection = try RawConnection(port: port, receiveTimeout: .seconds(3))
             connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             _ = try #require(await connection.readResponse())
@@ -50,7 +50,7 @@ struct DeadlineAndLifecycleTests {
 
     @Test("a body that stops arriving is cut off at the body deadline with 408")
     func bodyDeadline() async throws {
-        try await withServer({ $0.bodyReadTimeout = .milliseconds(500) }) { _, port in
+        try await withServer(testConfiguration { $0.bodyReadTimeout = .milliseconds(500) }) { _, port in
             let connection = try RawConnection(port: port, receiveTimeout: .seconds(3))
             connection.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
             let (bytes, closed) = await connection.readUntilClose()
@@ -59,9 +59,33 @@ struct DeadlineAndLifecycleTests {
         }
     }
 
+    @Test("a client that stops reading is disconnected at the write deadline")
+    func writeDeadline() async throws {
+        let responseSize = 64 * 1024 * 1024
+        let huge: HTTPServer.Handler = { _ in
+            HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: responseSize))
+        }
+        let configuration = testConfiguration { $0.writeTimeout = .milliseconds(500) }
+        try await withServer(configuration, handler: huge) { server, port in
+            let connection = try RawConnection(port: port)
+            connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            // Wait for the server to accept, then for the write deadline to drop the connection.
+            for _ in 0..<100 where server.openConnectionCount == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for _ in 0..<100 where server.openConnectionCount > 0 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(server.openConnectionCount == 0)
+            let (bytes, closed) = await connection.readUntilClose()
+            #expect(closed)
+            #expect(bytes.count < responseSize)
+        }
+    }
+
     @Test("connections beyond the cap get 503 and are closed; capacity returns when one closes")
     func connectionCap() async throws {
-        try await withServer({ $0.maxConnections = 2 }) { server, port in
+        try await withServer(testConfiguration { $0.maxConnections = 2 }) { server, port in
             var first: RawConnection? = try RawConnection(port: port)
             let second = try RawConnection(port: port)
             for connection in [first!, second] {

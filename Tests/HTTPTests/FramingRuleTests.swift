@@ -66,7 +66,8 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         FramingCase("bare CR in a field value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\rc\r\n\r\n", 400),
         FramingCase("bare LF line ending", "GET / HTTP/1.1\nHost: a\n\n", 400),
         FramingCase(
-            "NUL in a field value", bytes: Array("GET / HTTP/1.1\r\nHost: a\r\nX-A: b".utf8) + [0] + Array("c\r\n\r\n".utf8),
+            "NUL in a field value",
+            bytes: Array("GET / HTTP/1.1\r\nHost: a\r\nX-A: b".utf8) + [0] + Array("c\r\n\r\n".utf8),
             400),
         FramingCase(
             "other control octet in a field value",
@@ -79,10 +80,12 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             "request target longer than the request-line limit",
             "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
         FramingCase(
-            "non-UTF-8 octets in the request target", bytes: Array("GET /caf".utf8) + [0xC3, 0x28, 0xFF]
+            "non-UTF-8 octets in the request target",
+            bytes: Array("GET /caf".utf8) + [0xC3, 0x28, 0xFF]
                 + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8), 400),
         FramingCase(
-            "non-UTF-8 octets in a field name", bytes: Array("GET / HTTP/1.1\r\nHost: a\r\nX-".utf8) + [0xFF]
+            "non-UTF-8 octets in a field name",
+            bytes: Array("GET / HTTP/1.1\r\nHost: a\r\nX-".utf8) + [0xFF]
                 + Array(": 1\r\n\r\n".utf8), 400),
         FramingCase("fragment in the target", "GET /a#b HTTP/1.1\r\nHost: a\r\n\r\n", 400),
         FramingCase("authority-form target", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n", 400),
@@ -91,7 +94,8 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             "declared body over the limit",
             "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000000\r\n\r\n", 413),
         FramingCase(
-            "10,000 header fields", "GET / HTTP/1.1\r\nHost: a\r\n" + String(repeating: "X-A: 1\r\n", count: 10_000) + "\r\n",
+            "10,000 header fields",
+            "GET / HTTP/1.1\r\nHost: a\r\n" + String(repeating: "X-A: 1\r\n", count: 10_000) + "\r\n",
             431),
         FramingCase(
             "a 1 MiB header line",
@@ -105,7 +109,9 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
 
 @Suite("Request framing rules (RFC 9112)")
 struct FramingRuleTests {
-    @Test("a malformed request gets its status with Connection: close and the connection is closed", arguments: FramingCase.all)
+    @Test(
+        "a malformed request gets its status with Connection: close and the connection is closed",
+        arguments: FramingCase.all)
     func malformedRequestIsRefusedAndClosed(_ framing: FramingCase) async throws {
         try await withServer { _, port in
             let connection = try RawConnection(port: port)
@@ -128,7 +134,8 @@ struct FramingRuleTests {
     func obsTextInValueIsAccepted() async throws {
         try await withServer { _, port in
             let connection = try RawConnection(port: port)
-            connection.send(Array("GET /x HTTP/1.1\r\nHost: a\r\nX-Name: caf".utf8) + [0xE9, 0xFF] + Array("\r\n\r\n".utf8))
+            connection.send(
+                Array("GET /x HTTP/1.1\r\nHost: a\r\nX-Name: caf".utf8) + [0xE9, 0xFF] + Array("\r\n\r\n".utf8))
             let response = try #require(await connection.readResponse())
             #expect(response.status == 200)
             #expect(response.bodyText == "GET /x query=- body=0")

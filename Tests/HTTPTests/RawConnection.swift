@@ -25,7 +25,8 @@ final class RawConnection: Sendable {
             Glibc.close(descriptor)
             throw RawConnectionError.connect(errno)
         }
-        let nanoseconds = receiveTimeout.components.seconds * 1_000_000 + receiveTimeout.components.attoseconds / 1_000_000_000_000
+        let nanoseconds =
+            receiveTimeout.components.seconds * 1_000_000 + receiveTimeout.components.attoseconds / 1_000_000_000_000
         var interval = timeval(tv_sec: Int(nanoseconds / 1_000_000), tv_usec: Int(nanoseconds % 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -105,7 +106,8 @@ final class RawConnection: Sendable {
                     let parts = line.split(separator: ":", maxSplits: 1)
                     headers.append(
                         RawResponse.Header(
-                            name: String(parts[0]), value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""))
+                            name: String(parts[0]),
+                            value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""))
                 }
                 let length =
                     isHead || status < 200

@@ -4,7 +4,9 @@ import Testing
 @Suite("HTTPRequestParser without sockets")
 struct RequestParserTests {
     /// Feeds `bytes` in slices of `sliceSize` and collects every event until the parser needs more data.
-    private func parse(_ text: String, sliceSize: Int, limits: HTTPServerLimits = HTTPServerLimits()) -> [HTTPRequestParser.Event] {
+    private func parse(_ text: String, sliceSize: Int, limits: HTTPServerLimits = HTTPServerLimits())
+        -> [HTTPRequestParser.Event]
+    {
         var parser = HTTPRequestParser(limits: limits)
         var events: [HTTPRequestParser.Event] = []
         let bytes = Array(text.utf8)

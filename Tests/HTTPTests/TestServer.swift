@@ -3,14 +3,10 @@ import HTTP
 
 /// Starts a real server on 127.0.0.1 with an ephemeral port, runs `body`, and shuts the server down.
 func withServer(
-    _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    _ configuration: HTTPServerConfiguration = testConfiguration(),
     handler: @escaping HTTPServer.Handler = echoHandler,
     _ body: (HTTPServer, Int) async throws -> Void
 ) async throws {
-    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-    configuration.lingerTimeout = .milliseconds(500)
-    configuration.shutdownGracePeriod = .seconds(5)
-    configure(&configuration)
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
     do {
@@ -20,6 +16,15 @@ func withServer(
         throw error
     }
     await server.shutdown()
+}
+
+/// Loopback, ephemeral port, short linger and grace periods, then the test's own changes.
+func testConfiguration(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) -> HTTPServerConfiguration {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.lingerTimeout = .milliseconds(500)
+    configuration.shutdownGracePeriod = .seconds(5)
+    configure(&configuration)
+    return configuration
 }
 
 /// Answers `METHOD path query=… body=<n bytes>`; `/echo` returns the request body itself; `/slow` waits a

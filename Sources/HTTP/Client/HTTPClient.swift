@@ -8,7 +8,9 @@ public struct HTTPClient: Sendable {
     public var timeout: Duration
     public var limits: HTTPClientLimits
 
-    public init(host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()) {
+    public init(
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+    ) {
         self.host = host
         self.port = port
         self.timeout = timeout
@@ -31,7 +33,8 @@ public struct HTTPClient: Sendable {
         let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
             let client = self
             Thread {
-                continuation.resume(returning: Result { () throws(HTTPClientError) in try client.sendBlocking(request) })
+                continuation.resume(
+                    returning: Result { () throws(HTTPClientError) in try client.sendBlocking(request) })
             }.start()
         }
         return try result.get()
@@ -43,7 +46,8 @@ public struct HTTPClient: Sendable {
         try await send(HTTPClientRequest(method: "GET", target: target, headers: headers))
     }
 
-    public func post(_ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws(HTTPClientError)
+    public func post(_ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8])
+        async throws(HTTPClientError)
         -> HTTPClientResponse
     {
         try await send(HTTPClientRequest(method: "POST", target: target, headers: headers, body: body))

@@ -14,7 +14,9 @@ public final class HTTPClientConnection {
     private var deadline: UInt64 = 0
 
     /// Connects within `timeout`. The same timeout bounds each later request/response exchange.
-    public init(host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits())
+    public init(
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+    )
         throws(HTTPClientError)
     {
         self.host = host

@@ -19,7 +19,8 @@ public struct LoadGenerator: Sendable {
         /// Per-exchange timeout (connect, send, receive). Default 10 s.
         public var requestTimeout: Duration = .seconds(10)
 
-        public init(host: String, port: Int, connections: Int = 8, duration: Duration? = nil, totalRequests: Int? = nil) {
+        public init(host: String, port: Int, connections: Int = 8, duration: Duration? = nil, totalRequests: Int? = nil)
+        {
             self.host = host
             self.port = port
             self.connections = connections

@@ -340,7 +340,9 @@ public struct HTTPRequestParser: Sendable {
         guard HTTPTokens.isToken(nameBytes) else { return .failure(.invalidFieldName) }
         var valueStart = colon + 1
         var valueEnd = range.upperBound
-        while valueStart < valueEnd, buffer[valueStart] == HTTPTokens.space || buffer[valueStart] == HTTPTokens.horizontalTab {
+        while valueStart < valueEnd,
+            buffer[valueStart] == HTTPTokens.space || buffer[valueStart] == HTTPTokens.horizontalTab
+        {
             valueStart += 1
         }
         while valueEnd > valueStart,
@@ -439,7 +441,9 @@ public struct HTTPRequestParser: Sendable {
         if extensionBytes.count > limits.maxChunkExtensionLength { return .failure(.chunkExtensionTooLong) }
         if !extensionBytes.isEmpty {
             // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
-            guard let semicolon = extensionBytes.first(where: { $0 != HTTPTokens.space && $0 != HTTPTokens.horizontalTab }),
+            guard
+                let semicolon = extensionBytes.first(where: { $0 != HTTPTokens.space && $0 != HTTPTokens.horizontalTab }
+                ),
                 semicolon == UInt8(ascii: ";"), HTTPTokens.isFieldValue(extensionBytes)
             else { return .failure(.invalidChunkSize) }
         }

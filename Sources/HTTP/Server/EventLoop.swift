@@ -128,7 +128,8 @@ final class EventLoop {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return  // EAGAIN, or EMFILE/ENFILE: retried on the next readiness event.
             }
-            let admitted = activeConnections.value.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections
+            let admitted =
+                activeConnections.value.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections
             if !admitted {
                 activeConnections.value.wrappingSubtract(1, ordering: .relaxed)
                 refuseOverCapacity(descriptor)

@@ -5,11 +5,13 @@ enum HTTPResponseEncoder {
     private static let serverOwnedFields = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Keep-Alive"]
 
     static func encode(
-        _ response: HTTPResponse, date: [UInt8], omitBody: Bool, connection: ConnectionDirective, into output: inout [UInt8]
+        _ response: HTTPResponse, date: [UInt8], omitBody: Bool, connection: ConnectionDirective,
+        into output: inout [UInt8]
     ) {
         output.reserveCapacity(output.count + 128 + response.body.count)
         output.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8)
-        for field in response.headers where !serverOwnedFields.contains(where: { HTTPTokens.equalsIgnoringCase(field.name.utf8, $0) }) {
+        for field in response.headers
+        where !serverOwnedFields.contains(where: { HTTPTokens.equalsIgnoringCase(field.name.utf8, $0) }) {
             output.append(contentsOf: field.name.utf8)
             output.append(contentsOf: ": ".utf8)
             output.append(contentsOf: field.value.utf8)

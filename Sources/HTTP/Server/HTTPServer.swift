@@ -57,7 +57,8 @@ public final class HTTPServer: Sendable {
         let listener: (descriptor: Int32, port: Int)
         var mailboxes: [LoopMailbox] = []
         do {
-            listener = try Self.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+            listener = try Self.listen(
+                host: configuration.host, port: configuration.port, backlog: configuration.backlog)
             for _ in 0..<max(1, configuration.eventLoopCount) { mailboxes.append(try LoopMailbox()) }
         } catch {
             state.withLock { $0.phase = .stopped }
@@ -156,7 +157,8 @@ public final class HTTPServer: Sendable {
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             family = AF_INET
         }
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .socketFailed(operation: "socket", errno: errno) }
         var reuse: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
