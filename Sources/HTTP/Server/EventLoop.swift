@@ -9,6 +9,9 @@ final class EventLoop {
     private static let listenerID: UInt64 = 0
     private static let mailboxID: UInt64 = 1
     private static let maxEventsPerWait: Int32 = 256
+    /// An outbound buffer that grew past this is released once flushed instead of kept for reuse, so one large
+    /// response does not pin its memory for the life of a keep-alive connection.
+    private static let retainedOutboundCapacity = 64 * 1024
 
     private let configuration: HTTPServerConfiguration
     private let handler: HTTPServer.Handler
@@ -25,6 +28,8 @@ final class EventLoop {
     private var date = HTTPDate()
     private var shuttingDown = false
     private var shutdownDeadline: UInt64 = .max
+    /// Set while the listener is out of epoll after running out of descriptors; see `pauseAccepting()`.
+    private var acceptResumeAt: UInt64 = .max
     private let readBuffer: UnsafeMutableRawBufferPointer
 
     private let headerTimeout: UInt64
@@ -72,6 +77,7 @@ final class EventLoop {
                 }
             }
             if now >= nextDeadlineScan { expireDeadlines() }
+            if now >= acceptResumeAt { resumeAccepting() }
             if shuttingDown {
                 if connections.isEmpty { break }
                 if now >= shutdownDeadline {
@@ -85,7 +91,7 @@ final class EventLoop {
     }
 
     private func waitTimeoutMilliseconds() -> Int32 {
-        let target = min(nextDeadlineScan, shutdownDeadline)
+        let target = min(nextDeadlineScan, shutdownDeadline, acceptResumeAt)
         if target == .max { return -1 }
         let current = MonotonicClock.now()
         if target <= current { return 0 }
@@ -125,8 +131,12 @@ final class EventLoop {
         while !shuttingDown {
             let descriptor = shim_accept4_nonblocking(listenDescriptor, nil, nil)
             if descriptor < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // EAGAIN, or EMFILE/ENFILE: retried on the next readiness event.
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: pauseAccepting()
+                default: break  // EAGAIN: the backlog is empty.
+                }
+                return
             }
             let admitted =
                 activeConnections.value.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maxConnections
@@ -149,6 +159,20 @@ final class EventLoop {
             connection.registeredInterest = shim_EPOLLIN
             _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_ADD, descriptor, shim_EPOLLIN, connection.id)
         }
+    }
+
+    /// Out of descriptors or memory: the pending connection stays in the backlog and the level-triggered
+    /// listener would report it again at once, spinning the loop. Take the listener out of epoll and retry after
+    /// `acceptRetryDelay`, serving existing connections meanwhile.
+    private func pauseAccepting() {
+        _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_DEL, listenDescriptor, 0, 0)
+        acceptResumeAt = now &+ configuration.acceptRetryDelay.nanosecondsForDeadline
+    }
+
+    private func resumeAccepting() {
+        acceptResumeAt = .max
+        guard !shuttingDown else { return }
+        _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_ADD, listenDescriptor, shim_EPOLLIN, Self.listenerID)
     }
 
     /// Over the connection cap: a best-effort 503 (RFC 9110 §15.6.4) and an immediate close.
@@ -273,10 +297,12 @@ final class EventLoop {
             wantsKeepAlive && !shuttingDown && connection.requestsServed < configuration.maxRequestsPerConnection
         let directive: HTTPResponseEncoder.ConnectionDirective =
             keepAlive ? (version == .http1_0 ? .keepAlive : .implicit) : .close
-        var bytes: [UInt8] = []
+        // A 1xx is never a final response (RFC 9110 §15.2); sending one would desynchronise the client.
+        let response =
+            response.status.code < 200 ? HTTPResponse.text("internal error\n", status: .internalServerError) : response
+        armWriteDeadline(connection)
         HTTPResponseEncoder.encode(
-            response, date: date.current(), omitBody: omitBody, connection: directive, into: &bytes)
-        queue(bytes, on: connection)
+            response, date: date.current(), omitBody: omitBody, connection: directive, into: &connection.outbound)
         if keepAlive {
             if connection.parser.isIdle {
                 connection.phase = .idle
@@ -295,11 +321,16 @@ final class EventLoop {
     }
 
     private func queue(_ bytes: [UInt8], on connection: HTTPConnection) {
-        if connection.pendingOutboundCount == 0 {
-            connection.writeDeadline = now &+ writeTimeout
-            nextDeadlineScan = min(nextDeadlineScan, connection.writeDeadline!)
-        }
+        armWriteDeadline(connection)
         connection.outbound.append(contentsOf: bytes)
+    }
+
+    /// The write deadline runs from when the outbound buffer stops being empty until it is empty again.
+    private func armWriteDeadline(_ connection: HTTPConnection) {
+        guard connection.pendingOutboundCount == 0 else { return }
+        let deadline = now &+ writeTimeout
+        connection.writeDeadline = deadline
+        nextDeadlineScan = min(nextDeadlineScan, deadline)
     }
 
     private func flush(_ connection: HTTPConnection) {
@@ -318,7 +349,7 @@ final class EventLoop {
                 return
             }
         }
-        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= 64 * 1024)
+        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= Self.retainedOutboundCapacity)
         connection.outboundIndex = 0
         connection.writeDeadline = nil
         if case .closingAfterFlush = connection.phase { beginDraining(connection) }

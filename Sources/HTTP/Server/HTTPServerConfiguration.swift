@@ -55,6 +55,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// requests from it until the client drains them. Default 1 MiB.
     public var outboundHighWaterMark: Int = 1024 * 1024
 
+    /// When `accept(2)` fails for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), how long the
+    /// loop stops accepting before it tries again; existing connections are served meanwhile. Default 100 ms.
+    public var acceptRetryDelay: Duration = .milliseconds(100)
+
     /// Size of the per-loop read buffer, i.e. the most bytes taken from one socket per readiness event.
     /// Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024
