@@ -1,0 +1,55 @@
+import Foundation
+
+/// A minimal HTTP/1.1 client over plain TCP for tests, webhooks and benchmarks. Each call opens a connection,
+/// performs one exchange and closes it; use `HTTPClientConnection` to reuse a connection.
+public struct HTTPClient: Sendable {
+    public var host: String
+    public var port: Int
+    public var timeout: Duration
+    public var limits: HTTPClientLimits
+
+    public init(
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+    ) {
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+        self.limits = limits
+    }
+
+    /// Blocking exchange on the calling thread.
+    public func sendBlocking(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientResponse {
+        var request = request
+        if !request.headers.contains("Connection") {
+            request.headers.add(HTTPField(validatedName: "Connection", value: "close"))
+        }
+        let connection = try HTTPClientConnection(host: host, port: port, timeout: timeout, limits: limits)
+        defer { connection.close() }
+        return try connection.send(request)
+    }
+
+    /// The same exchange on a dedicated thread, so async callers do not block the cooperative pool.
+    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
+            let client = self
+            Thread {
+                continuation.resume(
+                    returning: Result { () throws(HTTPClientError) in try client.sendBlocking(request) })
+            }.start()
+        }
+        return try result.get()
+    }
+
+    public func get(_ target: String, headers: HTTPHeaders = HTTPHeaders()) async throws(HTTPClientError)
+        -> HTTPClientResponse
+    {
+        try await send(HTTPClientRequest(method: "GET", target: target, headers: headers))
+    }
+
+    public func post(_ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8])
+        async throws(HTTPClientError)
+        -> HTTPClientResponse
+    {
+        try await send(HTTPClientRequest(method: "POST", target: target, headers: headers, body: body))
+    }
+}

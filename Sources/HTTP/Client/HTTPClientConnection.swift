@@ -1,0 +1,273 @@
+import CShims
+import Glibc
+
+/// One blocking HTTP/1.1 connection (plain TCP), reused across requests while the server keeps it alive.
+/// Used by tests, benchmarks and outbound webhooks; not for concurrent use (one thread at a time).
+public final class HTTPClientConnection {
+    public let host: String
+    public let port: Int
+    private let timeout: Duration
+    private let limits: HTTPClientLimits
+    private var descriptor: Int32 = -1
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private var deadline: UInt64 = 0
+
+    /// Connects within `timeout`. The same timeout bounds each later request/response exchange.
+    public init(
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+    )
+        throws(HTTPClientError)
+    {
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+        self.limits = limits
+        try connect()
+    }
+
+    deinit { close() }
+
+    public var isOpen: Bool { descriptor >= 0 }
+
+    public func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+        buffer = []
+        readIndex = 0
+    }
+
+    /// Sends one request and reads its response. Reconnects first if the previous response closed the
+    /// connection. After any error the connection is closed.
+    public func send(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientResponse {
+        if descriptor < 0 { try connect() }
+        deadline = MonotonicClock.now() &+ timeout.nanosecondsForDeadline
+        do {
+            try writeAll(try Self.serialize(request, host: host, port: port))
+            let response = try readResponse(isHead: request.method == "HEAD")
+            if !response.isKeepAlive { close() }
+            return response
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    // MARK: Connecting
+
+    private func connect() throws(HTTPClientError) {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &results) == 0, let first = results else {
+            throw .invalidAddress(host)
+        }
+        defer { freeaddrinfo(results) }
+        let socketDescriptor = socket(
+            first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw .connectFailed(errno: errno) }
+        // Non-blocking connect bounded by poll, then back to blocking with per-wait timeouts.
+        let flags = fcntl(socketDescriptor, F_GETFL)
+        _ = fcntl(socketDescriptor, F_SETFL, flags | O_NONBLOCK)
+        if Glibc.connect(socketDescriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else {
+                let code = errno
+                _ = Glibc.close(socketDescriptor)
+                throw .connectFailed(errno: code)
+            }
+            var pollDescriptor = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
+            let milliseconds = Int32(clamping: timeout.nanosecondsForDeadline / 1_000_000)
+            guard poll(&pollDescriptor, 1, milliseconds) == 1 else {
+                _ = Glibc.close(socketDescriptor)
+                throw .timedOut
+            }
+            var socketError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
+            guard socketError == 0 else {
+                _ = Glibc.close(socketDescriptor)
+                throw .connectFailed(errno: socketError)
+            }
+        }
+        _ = fcntl(socketDescriptor, F_SETFL, flags)
+        let nanoseconds = timeout.nanosecondsForDeadline
+        var interval = timeval(
+            tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int((nanoseconds % 1_000_000_000) / 1000))
+        if interval.tv_sec == 0, interval.tv_usec == 0 { interval.tv_usec = 1 }
+        _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        var noDelay: Int32 = 1
+        _ = setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        descriptor = socketDescriptor
+        buffer = []
+        readIndex = 0
+    }
+
+    // MARK: Writing
+
+    static func serialize(_ request: HTTPClientRequest, host: String, port: Int) throws(HTTPClientError) -> [UInt8] {
+        guard HTTPTokens.isToken(request.method.utf8), !request.target.isEmpty,
+            request.target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { throw .invalidRequest }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + request.body.count)
+        bytes.append(contentsOf: "\(request.method) \(request.target) HTTP/1.1\r\n".utf8)
+        if !request.headers.contains("Host") {
+            let authority = host.contains(":") ? "[\(host)]" : host
+            bytes.append(contentsOf: "Host: \(authority):\(port)\r\n".utf8)
+        }
+        for field in request.headers
+        where !HTTPTokens.equalsIgnoringCase(field.name.utf8, "Content-Length")
+            && !HTTPTokens.equalsIgnoringCase(field.name.utf8, "Transfer-Encoding")
+        {
+            bytes.append(contentsOf: "\(field.name): \(field.value)\r\n".utf8)
+        }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            bytes.append(contentsOf: "Content-Length: \(request.body.count)\r\n".utf8)
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        bytes.append(contentsOf: request.body)
+        return bytes
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, shim_MSG_NOSIGNAL)
+            }
+            if sent > 0 {
+                offset += sent
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw .timedOut
+            } else {
+                throw .sendFailed(errno: errno)
+            }
+        }
+    }
+
+    // MARK: Reading (RFC 9112 §4, §6.3)
+
+    /// Reads more bytes into the buffer; false on EOF.
+    private func fill() throws(HTTPClientError) -> Bool {
+        if MonotonicClock.now() >= deadline { throw .timedOut }
+        if readIndex > 0, readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return true
+            }
+            if count == 0 { return false }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+            throw .receiveFailed(errno: errno)
+        }
+    }
+
+    private func readLine(limit: Int) throws(HTTPClientError) -> ArraySlice<UInt8> {
+        var searchFrom = readIndex
+        while true {
+            if let lf = buffer[searchFrom...].firstIndex(of: HTTPTokens.lineFeed) {
+                guard lf > readIndex, buffer[lf - 1] == HTTPTokens.carriageReturn else { throw .malformedResponse }
+                let line = buffer[readIndex..<(lf - 1)]
+                readIndex = lf + 1
+                return line
+            }
+            if buffer.count - readIndex > limit { throw .responseTooLarge }
+            searchFrom = buffer.count
+            guard try fill() else { throw .connectionClosed }
+            // fill() may have compacted; restart the search from the unconsumed start.
+            searchFrom = min(searchFrom, readIndex)
+        }
+    }
+
+    private func readBytes(_ count: Int) throws(HTTPClientError) -> ArraySlice<UInt8> {
+        while buffer.count - readIndex < count {
+            guard try fill() else { throw .connectionClosed }
+        }
+        let bytes = buffer[readIndex..<(readIndex + count)]
+        readIndex += count
+        return bytes
+    }
+
+    private func readResponse(isHead: Bool) throws(HTTPClientError) -> HTTPClientResponse {
+        while true {
+            var response = try readHead()
+            // Interim 1xx responses (e.g. 100 Continue) precede the final one (RFC 9110 §15.2).
+            if (100..<200).contains(response.status) { continue }
+            if isHead || response.status == 204 || response.status == 304 { return response }
+            let transferEncoding = response.headers["Transfer-Encoding"]
+            if let transferEncoding, transferEncoding.lowercased().hasSuffix("chunked") {
+                response.body = try readChunkedBody()
+            } else if let lengthText = response.headers["Content-Length"] {
+                guard let length = Int(lengthText), length >= 0, lengthText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
+                else { throw .malformedResponse }
+                guard length <= limits.maxBodyLength else { throw .responseTooLarge }
+                response.body = Array(try readBytes(length))
+            } else {
+                // Delimited by close (RFC 9112 §6.3 rule 8).
+                while try fill() {
+                    if buffer.count - readIndex > limits.maxBodyLength { throw .responseTooLarge }
+                }
+                response.body = Array(buffer[readIndex...])
+                readIndex = buffer.count
+                response.headers.remove("Connection")
+                response.headers.add(HTTPField(validatedName: "Connection", value: "close"))
+            }
+            return response
+        }
+    }
+
+    private func readHead() throws(HTTPClientError) -> HTTPClientResponse {
+        let statusLine = Array(try readLine(limit: limits.maxHeaderSectionLength))
+        // HTTP-version SP 3DIGIT SP [ reason-phrase ]
+        guard statusLine.count >= 12, statusLine[0..<7].elementsEqual("HTTP/1.".utf8), statusLine[8] == 0x20,
+            let status = Int(String(decoding: statusLine[9..<12], as: UTF8.self)),
+            statusLine.count == 12 || statusLine[12] == 0x20
+        else { throw .malformedResponse }
+        let version: HTTPVersion = statusLine[7] == UInt8(ascii: "0") ? .http1_0 : .http1_1
+        let reason = statusLine.count > 13 ? String(decoding: statusLine[13...], as: UTF8.self) : ""
+        var headers = HTTPHeaders()
+        var sectionBytes = 0
+        while true {
+            let line = try readLine(limit: limits.maxHeaderSectionLength)
+            sectionBytes += line.count + 2
+            if sectionBytes > limits.maxHeaderSectionLength { throw .responseTooLarge }
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: HTTPTokens.colon), HTTPTokens.isToken(line[line.startIndex..<colon])
+            else { throw .malformedResponse }
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
+            headers.add(
+                HTTPField(
+                    validatedName: String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                    value: String(Substring(value).trimmingASCIIWhitespace())))
+        }
+        return HTTPClientResponse(status: status, reasonPhrase: reason, version: version, headers: headers, body: [])
+    }
+
+    private func readChunkedBody() throws(HTTPClientError) -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let line = try readLine(limit: limits.maxHeaderSectionLength)
+            let digits = line.prefix { HTTPTokens.isTokenCharacter($0) && $0 != UInt8(ascii: ";") }
+            guard !digits.isEmpty, digits.count <= limits.maxChunkSizeDigits,
+                let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
+            else { throw .malformedResponse }
+            if size == 0 { break }
+            guard body.count + size <= limits.maxBodyLength else { throw .responseTooLarge }
+            body.append(contentsOf: try readBytes(size))
+            guard try readLine(limit: 2).isEmpty else { throw .malformedResponse }
+        }
+        // Trailer section up to the empty line.
+        while try !readLine(limit: limits.maxHeaderSectionLength).isEmpty {}
+        return body
+    }
+}

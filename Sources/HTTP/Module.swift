@@ -1,1 +1,0 @@
-// HTTP: see README.md for the module's role.

@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import HTTP
+import Testing
+
+@Suite("Deadlines, connection cap and graceful shutdown")
+struct DeadlineAndLifecycleTests {
+    @Test("a slow-loris client is cut off at the header deadline while another client is served")
+    func slowLorisDisconnectedAtHeaderDeadline() async throws {
+        try await withServer(testConfiguration { $0.headerReadTimeout = .milliseconds(1500) }) { _, port in
+            let slow = try RawConnection(port: port, receiveTimeout: .seconds(6))
+            let started = ContinuousClock.now
+            let descriptor = slow.descriptor
+            // One header byte per second, stopping when the server has closed.
+            let trickle = Task.detached {
+                for byte in "GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8 {
+                    var value = byte
+                    if Glibc.send(descriptor, &value, 1, Int32(MSG_NOSIGNAL)) <= 0 { return }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let normal = try RawConnection(port: port)
+            let normalStarted = ContinuousClock.now
+            normal.send("GET /normal HTTP/1.1\r\nHost: a\r\n\r\n")
+            let response = try #require(await normal.readResponse())
+            #expect(response.bodyText == "GET /normal query=- body=0")
+            #expect(ContinuousClock.now - normalStarted < .milliseconds(500))
+
+            let (bytes, closed) = await slow.readUntilClose()
+            let elapsed = ContinuousClock.now - started
+            trickle.cancel()
+            #expect(closed)
+            #expect(bytes.text.hasPrefix("HTTP/1.1 408 "))
+            #expect(elapsed >= .milliseconds(1400) && elapsed < .milliseconds(3500), "closed after \(elapsed)")
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed after the idle timeout")
+    func idleConnectionClosed() async throws {
+        try await withServer(testConfiguration { $0.idleTimeout = .milliseconds(400) }) { _, port in
+            let connection = try RawConnection(port: port, receiveTimeout: .seconds(3))
+            connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            _ = try #require(await connection.readResponse())
+            let started = ContinuousClock.now
+            #expect(await connection.isClosedByServer())
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test("a body that stops arriving is cut off at the body deadline with 408")
+    func bodyDeadline() async throws {
+        try await withServer(testConfiguration { $0.bodyReadTimeout = .milliseconds(500) }) { _, port in
+            let connection = try RawConnection(port: port, receiveTimeout: .seconds(3))
+            connection.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
+            let (bytes, closed) = await connection.readUntilClose()
+            #expect(bytes.text.hasPrefix("HTTP/1.1 408 "))
+            #expect(closed)
+        }
+    }
+
+    @Test("a client that stops reading is disconnected at the write deadline")
+    func writeDeadline() async throws {
+        let responseSize = 64 * 1024 * 1024
+        let huge: HTTPServer.Handler = { _ in
+            HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: responseSize))
+        }
+        let configuration = testConfiguration { $0.writeTimeout = .milliseconds(500) }
+        try await withServer(configuration, handler: huge) { server, port in
+            let connection = try RawConnection(port: port)
+            connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            // Wait for the server to accept, then for the write deadline to drop the connection.
+            for _ in 0..<100 where server.openConnectionCount == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for _ in 0..<100 where server.openConnectionCount > 0 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(server.openConnectionCount == 0)
+            let (bytes, closed) = await connection.readUntilClose()
+            #expect(closed)
+            #expect(bytes.count < responseSize)
+        }
+    }
+
+    @Test("connections beyond the cap get 503 and are closed; capacity returns when one closes")
+    func connectionCap() async throws {
+        try await withServer(testConfiguration { $0.maxConnections = 2 }) { server, port in
+            var first: RawConnection? = try RawConnection(port: port)
+            let second = try RawConnection(port: port)
+            for connection in [first!, second] {
+                connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(await connection.readResponse()?.status == 200)
+            }
+            let third = try RawConnection(port: port)
+            let (bytes, closed) = await third.readUntilClose()
+            #expect(bytes.text.hasPrefix("HTTP/1.1 503 "))
+            #expect(closed)
+
+            first = nil
+            for _ in 0..<50 where server.openConnectionCount >= 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let fourth = try RawConnection(port: port)
+            fourth.send("GET /again HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await fourth.readResponse()?.status == 200)
+            _ = first
+        }
+    }
+
+    @Test("shutdown finishes an in-flight slow request, closes idle connections and stops accepting")
+    func gracefulShutdown() async throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.lingerTimeout = .milliseconds(300)
+        let server = HTTPServer(configuration: configuration, handler: echoHandler)
+        try server.start()
+        let port = server.boundPort!
+
+        let idle = try RawConnection(port: port)
+        idle.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await idle.readResponse()?.status == 200)
+
+        let busy = try RawConnection(port: port)
+        busy.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(200))
+
+        let shutdownStarted = ContinuousClock.now
+        async let stopped: Void = server.shutdown()
+        let response = try #require(await busy.readResponse())
+        #expect(response.status == 200)
+        #expect(response.bodyText == "done")
+        #expect(response.header("Connection") == "close")
+        #expect(await busy.isClosedByServer())
+        #expect(await idle.isClosedByServer())
+        await stopped
+        #expect(ContinuousClock.now - shutdownStarted >= .milliseconds(700), "waited for the in-flight handler")
+        #expect(throws: RawConnectionError.self) { try RawConnection(port: port) }
+    }
+}
