@@ -4,7 +4,8 @@ import Foundation
 /// clear line on standard error with a non-zero exit status.
 public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
-        InspectCommand.self, IngestCommand.self, MigrateCommand.self, DevSetupCommand.self,
+        ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
+        DevSetupCommand.self,
     ]
 
     static var overview: String {

@@ -33,9 +33,11 @@ public final class NotificationIngestor: Sendable {
         self.metrics = metrics
         self.clock = clock
         metrics.describe(
-            "lifecycle_notifications_total", kind: "counter", help: "Notifications received, by event type and outcome.")
+            "lifecycle_notifications_total", kind: "counter", help: "Notifications received, by event type and outcome."
+        )
         metrics.describe(
-            "lifecycle_rejections_total", kind: "counter", help: "Notifications that failed verification, by reason code.")
+            "lifecycle_rejections_total", kind: "counter",
+            help: "Notifications that failed verification, by reason code.")
         metrics.describe(
             "lifecycle_last_accepted_notification_timestamp_seconds", kind: "gauge",
             help: "Unix time of the last accepted notification.")
@@ -89,12 +91,16 @@ public final class NotificationIngestor: Sendable {
             outcome = try await store.write { writer in try Self.record(new, in: writer) }
         } catch {
             log.log(.error, "notification.store_failed", app: app.id, [("error", .string(String(describing: error)))])
-            metrics.increment("lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", "unavailable")])
+            metrics.increment(
+                "lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", "unavailable")])
             return .unavailable("storage unavailable")
         }
-        metrics.increment("lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
+        metrics.increment(
+            "lifecycle_notifications_total",
+            [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
         if case .accepted = outcome {
-            metrics.set("lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
+            metrics.set(
+                "lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
         }
         log.log(
             .info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject,
@@ -123,7 +129,9 @@ public final class NotificationIngestor: Sendable {
     ) async -> IngestOutcome {
         metrics.increment("lifecycle_rejections_total", [("reason", error.code.rawValue)])
         metrics.increment("lifecycle_notifications_total", [("type", "unverified"), ("outcome", "rejected")])
-        log.log(.warning, "notification.rejected", reason: error.code, [("source", .string(source.rawValue)), ("bytes", .integer(Int64(body.count)))])
+        log.log(
+            .warning, "notification.rejected", reason: error.code,
+            [("source", .string(source.rawValue)), ("bytes", .integer(Int64(body.count)))])
         let rejection = NewRejection(
             reason: error.code, receivedAt: receivedAt, bodySize: body.count, bodySHA256: SHA256.hexDigest(body),
             audience: audience, source: source.rawValue)

@@ -31,7 +31,9 @@ enum SecretFile {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let key = Hex.encode(SecureRandom.bytes(count: byteCount))
-        guard FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600])
         else {
             throw Failure(description: "\(path): cannot create key file; check the directory's permissions")
         }

@@ -1,0 +1,150 @@
+import AppleNotifications
+import Foundation
+import HTTP
+import LifecycleCore
+import LifecycleStore
+import Synchronization
+
+/// `lifecycle serve` as an object: starts the listeners and background work over one ``ServiceContext``,
+/// reloads on demand, and stops gracefully. Tests run it in-process on ephemeral ports.
+public final class ServiceRuntime: Sendable {
+    public let context: ServiceContext
+    public let configurationFile: String?
+    /// Identifies this process in heartbeats (host, pid, start time), so a gap is judged per instance.
+    public let instanceID: String
+
+    private let ingestor: Reloadable<NotificationIngestor>
+    private let publicServer: HTTPServer
+    private let background = Mutex<[Task<Void, Never>]>([])
+    private let stopped = Mutex<Bool>(false)
+
+    public init(context: ServiceContext, configurationFile: String? = nil) {
+        self.context = context
+        self.configurationFile = configurationFile
+        self.instanceID =
+            "\(ProcessInfo.processInfo.hostName):\(getpid()):\(context.clock.now().millisecondsSinceEpoch)"
+        let ingestor = Reloadable(context.ingestor)
+        self.ingestor = ingestor
+        let configuration = context.configuration
+        let routes = PublicRoutes(
+            notificationPath: configuration.publicListener.notificationPath,
+            ingestor: { ingestor.current }, store: context.store, keys: context.keys,
+            metrics: context.metrics)
+        publicServer = HTTPServer(
+            configuration: Self.serverConfiguration(configuration.publicListener), handler: routes.handle)
+    }
+
+    static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
+        var server = HTTPServerConfiguration(host: listener.host, port: listener.port)
+        server.limits.maxBodyLength = listener.maxBodyBytes
+        server.maxConnections = listener.maxConnections
+        server.headerReadTimeout = .milliseconds(listener.headerTimeoutMilliseconds)
+        server.bodyReadTimeout = .milliseconds(listener.bodyTimeoutMilliseconds)
+        server.idleTimeout = .milliseconds(listener.idleTimeoutMilliseconds)
+        server.writeTimeout = .milliseconds(listener.writeTimeoutMilliseconds)
+        return server
+    }
+
+    /// The public listener's port (the real one when the configuration asked for port 0).
+    public var publicPort: Int? { publicServer.boundPort }
+
+    /// Loads keys, binds the listeners and starts background work. Returns once traffic is accepted.
+    public func start() async throws {
+        let log = context.log
+        if let error = await context.keys.refresh() {
+            // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
+            log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
+        }
+        try await recordHeartbeat(kind: "start")
+        try publicServer.start()
+        log.info(
+            "serve.started",
+            [
+                ("public", .string("\(context.configuration.publicListener.host):\(publicPort ?? 0)")),
+                ("path", .string(context.configuration.publicListener.notificationPath)),
+                ("store", .string(context.configuration.storage.url)), ("instance", .string(instanceID)),
+            ])
+        startBackground { [self] in await heartbeatLoop() }
+    }
+
+    private func startBackground(_ work: @escaping @Sendable () async -> Void) {
+        background.withLock { $0.append(Task { await work() }) }
+    }
+
+    /// The liveness record the reconciler reads to find windows when nothing could have been received.
+    private func recordHeartbeat(kind: String) async throws {
+        let now = context.clock.now()
+        let instance = instanceID
+        try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
+        context.log.debug("heartbeat.\(kind)")
+    }
+
+    static let heartbeatInterval: Duration = .seconds(60)
+
+    private func heartbeatLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.heartbeatInterval)
+            if Task.isCancelled { return }
+            do {
+                try await recordHeartbeat(kind: "tick")
+            } catch {
+                context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
+            }
+        }
+    }
+
+    /// SIGHUP: re-read the configuration (apps, audiences, log-level changes take effect; listener and
+    /// storage changes need a restart and are reported) and re-fetch the key set. A configuration that does
+    /// not validate is refused and the running one is kept.
+    public func reload() async {
+        let log = context.log
+        if let file = configurationFile {
+            do {
+                let fresh = try ServiceConfiguration.load(file: file)
+                let current = context.configuration
+                if fresh.storage.url != current.storage.url || fresh.publicListener.port != current.publicListener.port
+                    || fresh.publicListener.host != current.publicListener.host
+                {
+                    log.warning("reload.restart_required", [("reason", "listener or storage settings changed")])
+                }
+                let verifier = NotificationVerifier(
+                    keys: context.keys,
+                    configuration: NotificationVerifier.Configuration(
+                        issuer: fresh.apple.issuer, audiences: fresh.allClientIDs,
+                        leewaySeconds: Int64(fresh.apple.leewaySeconds)))
+                let next = NotificationIngestor(
+                    configuration: fresh, verifier: verifier, store: context.store, log: log,
+                    metrics: context.metrics, clock: context.clock)
+                ingestor.replace(with: next)
+                log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
+            } catch {
+                log.log(.error, "reload.refused", [("error", .string(String(describing: error)))])
+            }
+        }
+        if let error = await context.keys.refresh() {
+            log.log(.error, "reload.keys_failed", [("error", .string(String(describing: error)))])
+        } else {
+            log.info("reload.keys", [("keys", .integer(Int64(context.keys.statistics.keyCount)))])
+        }
+    }
+
+    /// Stops accepting, lets in-flight requests finish and answer, stops background work, records the stop
+    /// and closes the store. Idempotent.
+    public func stop() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        await publicServer.shutdown()
+        let tasks = background.withLock { tasks in
+            defer { tasks = [] }
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        try? await recordHeartbeat(kind: "stop")
+        context.log.info("serve.stopped")
+        await context.close()
+    }
+}
