@@ -1,6 +1,8 @@
 # Two commands on a fresh machine: `make run` and `make test`.
 SWIFT ?= swift
-CONFIG ?= lifecycle.json
+DEV_DIR ?= var/dev
+CONFIG ?= $(DEV_DIR)/lifecycle.json
+LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev pkg-config
 
 .PHONY: run test build release deps lint format dev-setup clean
@@ -20,13 +22,14 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## Local development setup: a dev key pair + JWKS under var/dev, and lifecycle.json from the example.
+## Local development: a stand-in Apple signing key, its JWKS and a config trusting only it, under var/dev.
 dev-setup: build
-	@$(SWIFT) run -q lifecycle dev-setup --config $(CONFIG)
+	@$(LIFECYCLE) dev-setup --directory $(DEV_DIR)
 
-## Build and run the service on the embedded SQLite store.
+## Build and run the service on the embedded SQLite store (development config from dev-setup).
 run: dev-setup
-	$(SWIFT) run -q lifecycle serve --config $(CONFIG)
+	@echo "serving with $(CONFIG); in another shell: $(LIFECYCLE) simulate --config $(CONFIG) --type consent-revoked --sub 001234.example.0001"
+	$(LIFECYCLE) serve --config $(CONFIG)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
