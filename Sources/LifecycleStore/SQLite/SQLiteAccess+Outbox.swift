@@ -27,10 +27,13 @@ extension SQLiteAccess {
     }
 
     /// "No older message of this account is still pending": the per-account order of delivery. Answered
-    /// from the partial index `outbox_pending_account` (app, sub, id) WHERE status = 'pending'.
+    /// from the partial index `outbox_pending_account` (app, sub, id) WHERE status = 'pending'. Without
+    /// statistics the planner prefers `outbox_status (status, id)` and walks every older pending message, so
+    /// `INDEXED BY` pins the index (https://www.sqlite.org/lang_indexedby.html); SQLite refuses the statement
+    /// rather than scan if the index ever stops fitting.
     private static let firstInLine = """
         NOT EXISTS (
-            SELECT 1 FROM outbox AS earlier
+            SELECT 1 FROM outbox AS earlier INDEXED BY outbox_pending_account
             WHERE earlier.status = 'pending' AND earlier.app = o.app AND earlier.sub = o.sub AND earlier.id < o.id)
         """
 
@@ -61,7 +64,7 @@ extension SQLiteAccess {
                 """
                 UPDATE outbox SET lease_owner = ?1, leased_until_ms = ?2, attempts = attempts + 1
                 WHERE id IN (
-                    SELECT o.id FROM outbox AS o
+                    SELECT o.id FROM outbox AS o INDEXED BY outbox_pending_due
                     WHERE o.status = 'pending' AND o.available_at_ms <= ?3
                         AND (o.leased_until_ms IS NULL OR o.leased_until_ms <= ?3)
                         AND \(Self.firstInLine)
@@ -175,7 +178,7 @@ extension SQLiteAccess {
             try connection.queryInt64(
                 """
                 SELECT min(max(o.available_at_ms, coalesce(o.leased_until_ms, o.available_at_ms)))
-                FROM outbox AS o
+                FROM outbox AS o INDEXED BY outbox_pending_due
                 WHERE o.status = 'pending' AND \(Self.firstInLine)
                 """
             ).map(Instant.init(millisecondsSinceEpoch:))
