@@ -110,6 +110,8 @@ public protocol StoreWriter: StoreReader {
     /// message (smaller id) of the same (app, sub) is still `pending`, leased or not; delivered and dead ones
     /// do not block. So one claim returns at most one message per account. Two runners, in two processes on
     /// one database, never both hold a live lease on one message. Returned oldest `available_at` first.
+    /// `leaseUntil` should be later than `now` by more than a delivery takes: once it passes, another runner
+    /// may claim the message again (at-least-once delivery).
     func claimOutbox(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws -> [OutboxMessage]
     /// Marks a claimed message delivered, if `owner` is still its lease owner (a runner whose lease expired
     /// and was taken over by another is refused; one whose lease expired untaken is not, the work being done).

@@ -151,6 +151,31 @@ struct AccountStoreContractTests {
         }
     }
 
+    @Test("every effect, with the trigger or flag it carries, reads back from history", arguments: StoreFactory.all)
+    func everyEffectRoundTrips(factory: StoreFactory) async throws {
+        let effects: [AccountEffect] =
+            [
+                .terminateSessions, .dropAppleTokens, .revokeAppleTokens, .emailForwardingChanged(enabled: true),
+                .emailForwardingChanged(enabled: false), .cancelRelinkCancellableJobs,
+            ] + PolicyTrigger.allCases.map { .schedulePolicy(trigger: $0) }
+        let entries = [effects, []].map { effects in
+            AccountHistoryEntry(
+                identity: "jti-\(effects.count)", kind: .inAppDeletion, eventTime: Fixtures.instant(-1),
+                receivedAt: Fixtures.instant(0), disposition: .applied, fromState: nil, toState: .deleted,
+                effects: effects)
+        }
+        try await withStore(factory) { store, _ in
+            try await store.write { writer in
+                for entry in entries {
+                    try writer.appendHistory(
+                        app: "shop", subject: "sub-a", entry: entry, source: "admin", notificationID: nil)
+                }
+            }
+            let stored = try await store.read { try $0.history(app: "shop", subject: "sub-a") }
+            #expect(stored.map(\.entry) == entries)
+        }
+    }
+
     @Test("a history line naming a notification that is not in the inbox is refused", arguments: StoreFactory.all)
     func historyNeedsItsNotification(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in
