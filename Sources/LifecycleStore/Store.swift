@@ -34,6 +34,40 @@ public protocol StoreReader {
     func rejections(limit: Int) throws -> [StoredRejection]
     /// Heartbeats with `start <= at < end`, oldest first.
     func heartbeats(from start: Instant, to end: Instant) throws -> [Heartbeat]
+
+    // MARK: Accounts
+
+    /// The saved record of one account, or nil while the `sub` is unknown to this app.
+    func account(app: String, subject: String) throws -> AccountRecord?
+    /// Accounts of one app, or of every app when `app` is nil.
+    func accountCount(app: String?) throws -> Int
+    /// Up to `limit` accounts of `app` whose `sub` sorts after `afterSubject` (from the start when nil),
+    /// ordered by `sub` (byte order): keyset paging, so a long walk neither skips nor repeats an account
+    /// while others are inserted.
+    func accounts(app: String, afterSubject: String?, limit: Int) throws -> [(subject: String, record: AccountRecord)]
+    /// The sealed (encrypted by the service) Apple refresh token of an account, nil when none is kept.
+    func appleToken(app: String, subject: String) throws -> [UInt8]?
+
+    // MARK: History
+
+    /// Every history line of one account, oldest first.
+    func history(app: String, subject: String) throws -> [StoredHistoryEntry]
+    /// How many applied inputs moved an account from one state to another (including refreshes that stay),
+    /// over every app, for metrics. `from` is `none` for the input that created the record.
+    func transitionCounts() throws -> [(from: String, to: String, count: Int)]
+
+    // MARK: Outbox
+
+    /// Messages in id order after `afterID` (from the start when nil), of one status or all.
+    func outbox(status: OutboxStatus?, limit: Int, afterID: Int64?) throws -> [OutboxMessage]
+    func outboxMessage(id: Int64) throws -> OutboxMessage?
+    /// Messages per status; every status is present, zero when none.
+    func outboxCounts() throws -> [OutboxStatus: Int]
+    /// The earliest instant at which ``StoreWriter/claimOutbox(now:owner:leaseUntil:limit:)`` can return
+    /// something, given what is stored now (a dispatcher sleeps until then or until a new enqueue): over the
+    /// pending messages first in line for their account, the later of `available_at` and the end of a live
+    /// lease. Nil when nothing is pending. It may be in the past: then a claim finds work now.
+    func nextOutboxDue() throws -> Instant?
 }
 
 /// Changes available inside ``Store/write(_:)``.
@@ -46,4 +80,64 @@ public protocol StoreWriter: StoreReader {
     func insertRejection(_ rejection: NewRejection) throws
     /// Records that `instance` was alive at `instant`; recording the same pair twice is a no-op.
     func recordHeartbeat(instance: String, at instant: Instant) throws
+
+    // MARK: Accounts
+
+    /// Creates or replaces the record of one account. Leaves its sealed Apple token as it is.
+    func saveAccount(app: String, subject: String, record: AccountRecord) throws
+    /// Stores (or, with nil, erases) the sealed Apple refresh token of an existing account.
+    /// - Returns: false when there is no such account (nothing stored).
+    @discardableResult
+    func setAppleToken(app: String, subject: String, sealed: [UInt8]?) throws -> Bool
+
+    // MARK: History
+
+    /// Appends one history line and returns its id. `source` is one of `notification`, `replay`, `admin`,
+    /// `reconciler`; `notificationID`, when given, must be an inbox row (else the write fails).
+    @discardableResult
+    func appendHistory(app: String, subject: String, entry: AccountHistoryEntry, source: String, notificationID: Int64?)
+        throws -> Int64
+
+    // MARK: Outbox
+
+    /// Enqueues a message as `pending` with no attempts; returns its id (increasing in enqueue order).
+    @discardableResult
+    func enqueueOutbox(_ message: NewOutboxMessage) throws -> Int64
+    /// Claims up to `limit` due messages for `owner` until `leaseUntil`, incrementing their attempts.
+    ///
+    /// A message is due when it is `pending`, `available_at <= now` and not under a live lease
+    /// (`leased_until > now`). Delivery is in order per account: a message is claimable only when no older
+    /// message (smaller id) of the same (app, sub) is still `pending`, leased or not; delivered and dead ones
+    /// do not block. So one claim returns at most one message per account. Two runners, in two processes on
+    /// one database, never both hold a live lease on one message. Returned oldest `available_at` first.
+    /// `leaseUntil` should be later than `now` by more than a delivery takes: once it passes, another runner
+    /// may claim the message again (at-least-once delivery).
+    func claimOutbox(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws -> [OutboxMessage]
+    /// Marks a claimed message delivered, if `owner` is still its lease owner (a runner whose lease expired
+    /// and was taken over by another is refused; one whose lease expired untaken is not, the work being done).
+    /// - Returns: whether the message was marked.
+    @discardableResult
+    func completeOutbox(id: Int64, owner: String, at instant: Instant, statusCode: Int?) throws -> Bool
+    /// Records a failed attempt by the lease `owner` (same rule as ``completeOutbox(id:owner:at:statusCode:)``):
+    /// back to `pending`, lease cleared, not claimable before `nextAttemptAt`; or, when `nextAttemptAt` is
+    /// nil, `dead`. `error` must not contain a `sub`, e-mail or token.
+    /// - Returns: whether the message was updated.
+    @discardableResult
+    func failOutbox(
+        id: Int64, owner: String, error: String, statusCode: Int?, nextAttemptAt: Instant?, at instant: Instant
+    )
+        throws -> Bool
+    /// Sends a `dead` message back to `pending`, available at `now`, with its attempts reset to 0 so it gets
+    /// the full retry schedule again (its last error stays for the record). Messages of the same account
+    /// enqueued after it wait for it again.
+    /// - Returns: false when the message does not exist or is not dead.
+    @discardableResult
+    func retryOutbox(id: Int64, now: Instant) throws -> Bool
+}
+
+extension StoreReader {
+    /// The first page of messages, of one status or all.
+    public func outbox(status: OutboxStatus? = nil, limit: Int) throws -> [OutboxMessage] {
+        try outbox(status: status, limit: limit, afterID: nil)
+    }
 }

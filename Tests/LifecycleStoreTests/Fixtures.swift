@@ -38,3 +38,31 @@ enum Fixtures {
 struct PlannedFailure: Error, Equatable {
     var index: Int
 }
+
+extension Fixtures {
+    static func instant(_ offsetSeconds: Int64) -> Instant {
+        receivedAt.adding(seconds: offsetSeconds)
+    }
+
+    /// A deleted account with every optional field set, each to a different value.
+    static let fullAccount = AccountRecord(
+        state: .deleted, lastAppliedEventTime: instant(-10), emailForwarding: false,
+        emailForwardingEventTime: instant(-300), emailForwardingInput: .emailDisabled, accessEventTime: instant(-200),
+        accessInput: .credentialsInvalid, createdAt: instant(-4_000), updatedAt: instant(-5), deletedAt: instant(-10),
+        deletedBy: .inAppDeletion)
+
+    /// A new account that has heard nothing but its first sign-in: every optional field empty.
+    static let sparseAccount = AccountRecord(
+        state: .linked, lastAppliedEventTime: instant(-60), emailForwarding: true, emailForwardingEventTime: nil,
+        emailForwardingInput: nil, accessEventTime: nil, accessInput: nil, createdAt: instant(0),
+        updatedAt: instant(0), deletedAt: nil, deletedBy: nil)
+
+    static func outboxMessage(
+        app: String = "shop", subject: String = "001234.5f8e2a.0957", kind: String = "account.sessions.terminate",
+        availableAt: Instant = receivedAt
+    ) -> NewOutboxMessage {
+        NewOutboxMessage(
+            app: app, subject: subject, kind: kind, payload: #"{"type":"\#(kind)","sub":"\#(subject)"}"#,
+            availableAt: availableAt)
+    }
+}

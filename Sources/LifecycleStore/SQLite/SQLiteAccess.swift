@@ -12,7 +12,7 @@ final class SQLiteAccess: StoreWriter {
     }
 
     /// Every SQLite failure reaches callers as ``StoreError``: they never see SQL types.
-    private func sqlite<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    func sqlite<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
         } catch {

@@ -124,12 +124,12 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs one statement and decodes its first row, if any.
     func firstRow<T>(
-        _ sql: String, _ arguments: [any SQLiteBindable] = [], _ decode: (SQLiteStatement) -> T
+        _ sql: String, _ arguments: [any SQLiteBindable] = [], _ decode: (SQLiteStatement) throws(SQLiteError) -> T
     ) throws(SQLiteError) -> T? {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
-        return try statement.step() ? decode(statement) : nil
+        return try statement.step() ? try decode(statement) : nil
     }
 
     func queryInt64(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> Int64? {

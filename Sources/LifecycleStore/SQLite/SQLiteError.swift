@@ -41,6 +41,14 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension SQLiteError {
+    /// A stored value this build cannot read back (written by a newer build, or edited by hand). Names the
+    /// table and column only: the value itself may be personal data.
+    static func unreadable(_ table: String, _ column: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: "\(table).\(column) holds a value this build cannot read")
+    }
+}
+
 extension StoreError {
     /// How the store reports a low-level failure to callers: as unavailability, with SQLite's own words and
     /// the SQL text (no bound values), so an operator sees what failed and the caller need not know SQL.

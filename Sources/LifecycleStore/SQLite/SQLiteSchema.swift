@@ -5,6 +5,9 @@ enum SQLiteSchema {
         Migration(version: 1, name: "inbox", sql: inbox),
         Migration(version: 2, name: "rejections", sql: rejections),
         Migration(version: 3, name: "heartbeats", sql: heartbeats),
+        Migration(version: 4, name: "accounts", sql: accounts),
+        Migration(version: 5, name: "account-history", sql: accountHistory),
+        Migration(version: 6, name: "outbox", sql: outbox),
     ]
 
     /// The verified notifications as received. `jti` is the idempotency key Apple gives; the second unique
@@ -57,5 +60,84 @@ enum SQLiteSchema {
             PRIMARY KEY (instance, at_ms)
         ) WITHOUT ROWID;
         CREATE INDEX heartbeats_at ON heartbeats (at_ms);
+        """
+
+    /// One row per (app, `sub`): the columns of ``AccountRecord`` (DESIGN.md §5), times in milliseconds, names
+    /// in their canonical spelling. `apple_token` is the sealed Apple refresh token: the service encrypts it,
+    /// the store only keeps the bytes, and erasure nulls the column.
+    static let accounts = """
+        CREATE TABLE accounts (
+            app TEXT NOT NULL,
+            sub TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('linked', 'email-off', 'consent-revoked', 'deleted')),
+            last_applied_event_time_ms INTEGER NOT NULL,
+            email_forwarding INTEGER NOT NULL CHECK (email_forwarding IN (0, 1)),
+            email_forwarding_event_time_ms INTEGER,
+            email_forwarding_input TEXT,
+            access_event_time_ms INTEGER,
+            access_input TEXT,
+            created_at_ms INTEGER NOT NULL,
+            updated_at_ms INTEGER NOT NULL,
+            deleted_at_ms INTEGER,
+            deleted_by TEXT,
+            apple_token BLOB,
+            PRIMARY KEY (app, sub)
+        ) WITHOUT ROWID;
+        CREATE INDEX accounts_state ON accounts (app, state);
+        """
+
+    /// Every input an account's state machine saw, whatever it did with it (DESIGN.md §5), oldest first by
+    /// `id`. `effects` is the comma-joined stored names of ``AccountEffect`` (see ``StoredEffectNames``).
+    /// `notification_id` points at the inbox row the input came from, when it came from one.
+    static let accountHistory = """
+        CREATE TABLE account_history (
+            id INTEGER PRIMARY KEY,
+            app TEXT NOT NULL,
+            sub TEXT NOT NULL,
+            input_kind TEXT NOT NULL,
+            identity TEXT NOT NULL,
+            event_time_ms INTEGER NOT NULL,
+            received_at_ms INTEGER NOT NULL,
+            disposition TEXT NOT NULL CHECK (disposition IN ('applied', 'stale', 'duplicate', 'ignored')),
+            reason TEXT,
+            from_state TEXT,
+            to_state TEXT NOT NULL,
+            effects TEXT NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('notification', 'replay', 'admin', 'reconciler')),
+            notification_id INTEGER REFERENCES notifications (id)
+        );
+        CREATE INDEX account_history_account ON account_history (app, sub, id);
+        CREATE INDEX account_history_notification ON account_history (notification_id)
+            WHERE notification_id IS NOT NULL;
+        """
+
+    /// The transactional outbox (DESIGN.md §6): effects leave the state transaction as rows and a dispatcher
+    /// delivers them at least once. A message is `pending` until delivered or given up (`dead`); a runner
+    /// that claims one holds a lease (`lease_owner` until `leased_until_ms`) instead of a separate status, so
+    /// an expired lease needs no clean-up to become claimable again.
+    ///
+    /// `outbox_pending_account` answers "is there an older pending message for this account?" for the
+    /// per-account ordering of claims; `outbox_pending_due` finds due messages without scanning history.
+    static let outbox = """
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY,
+            app TEXT NOT NULL,
+            sub TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+            attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            created_at_ms INTEGER NOT NULL,
+            available_at_ms INTEGER NOT NULL,
+            lease_owner TEXT,
+            leased_until_ms INTEGER,
+            last_attempt_at_ms INTEGER,
+            last_error TEXT,
+            last_status_code INTEGER,
+            delivered_at_ms INTEGER
+        );
+        CREATE INDEX outbox_pending_account ON outbox (app, sub, id) WHERE status = 'pending';
+        CREATE INDEX outbox_pending_due ON outbox (available_at_ms, id) WHERE status = 'pending';
+        CREATE INDEX outbox_status ON outbox (status, id);
         """
 }

@@ -1,0 +1,228 @@
+import LifecycleCore
+import LifecycleStore
+import Testing
+
+/// What every ``Store`` promises about accounts and their history. Parameterised by ``StoreFactory``.
+@Suite("Store contract: accounts and history")
+struct AccountStoreContractTests {
+    @Test(
+        "an account reads back with every field, whether set or empty",
+        arguments: StoreFactory.all, [Fixtures.fullAccount, Fixtures.sparseAccount])
+    func accountRoundTrip(factory: StoreFactory, record: AccountRecord) async throws {
+        try await withStore(factory) { store, _ in
+            try await store.write { try $0.saveAccount(app: "shop", subject: "sub-a", record: record) }
+            let (read, otherApp, otherSub) = try await store.read { reader in
+                (
+                    try reader.account(app: "shop", subject: "sub-a"),
+                    try reader.account(app: "games", subject: "sub-a"),
+                    try reader.account(app: "shop", subject: "sub-b")
+                )
+            }
+            #expect(read == record)
+            #expect(otherApp == nil)
+            #expect(otherSub == nil)
+        }
+    }
+
+    @Test("saving an account again replaces its record and keeps its sealed Apple token", arguments: StoreFactory.all)
+    func upsertKeepsToken(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            let sealed: [UInt8] = [0x00, 0x01, 0xFE, 0xFF, 0x00]
+            let missingSet = try await store.write { writer in
+                let missing = try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: [1])
+                try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.sparseAccount)
+                try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: sealed)
+                try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.fullAccount)
+                return missing
+            }
+            #expect(missingSet == false, "no account, so no token is stored")
+            let (record, token, count) = try await store.read { reader in
+                (
+                    try reader.account(app: "shop", subject: "sub-a"),
+                    try reader.appleToken(app: "shop", subject: "sub-a"),
+                    try reader.accountCount(app: nil)
+                )
+            }
+            #expect(record == Fixtures.fullAccount)
+            #expect(token == sealed)
+            #expect(count == 1)
+
+            let erased = try await store.write { try $0.setAppleToken(app: "shop", subject: "sub-a", sealed: nil) }
+            #expect(erased)
+            #expect(try await store.read { try $0.appleToken(app: "shop", subject: "sub-a") } == nil)
+            #expect(try await store.read { try $0.account(app: "shop", subject: "sub-a") } == Fixtures.fullAccount)
+        }
+    }
+
+    @Test(
+        "accounts page by sub in byte order, one app at a time, none skipped or repeated", arguments: StoreFactory.all)
+    func keysetPaging(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            // Mixed case and digits: byte order puts "0" < "A" < "a", unlike a locale-aware sort.
+            let subjects = (0..<23).map { "00\($0 % 10).\($0 % 3 == 0 ? "A" : "a")\($0).0957" }
+            try await store.write { writer in
+                for subject in subjects.shuffled() {
+                    try writer.saveAccount(app: "shop", subject: subject, record: Fixtures.sparseAccount)
+                }
+                try writer.saveAccount(app: "games", subject: "000.0", record: Fixtures.fullAccount)
+                try writer.saveAccount(app: "games", subject: "zzz", record: Fixtures.fullAccount)
+            }
+            var walked: [String] = []
+            var after: String?
+            var pages = 0
+            while true {
+                let page = try await store.read { [after] in try $0.accounts(app: "shop", afterSubject: after, limit: 5)
+                }
+                if page.isEmpty { break }
+                #expect(page.allSatisfy { $0.record == Fixtures.sparseAccount })
+                walked += page.map(\.subject)
+                after = page.last?.subject
+                pages += 1
+            }
+            #expect(walked == subjects.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            #expect(pages == 5)
+            let counts = try await store.read {
+                [try $0.accountCount(app: "shop"), try $0.accountCount(app: "games"), try $0.accountCount(app: nil)]
+            }
+            #expect(counts == [23, 2, 25])
+        }
+    }
+
+    /// Inputs run through the real machine, so the history holds every disposition and effects that carry a
+    /// value (a trigger, a flag).
+    private static func historySequence() -> [AccountHistoryEntry] {
+        var machine = AccountStateMachine()
+        let inputs: [(AccountInputKind, Int64)] = [
+            (.linked, -600), (.emailDisabled, -500), (.consentRevoked, -400), (.emailEnabled, -550),
+            (.consentRevoked, -400), (.accountDeleted, -300), (.linked, -100),
+        ]
+        return inputs.enumerated().map { index, input in
+            machine.apply(
+                AccountInput(
+                    kind: input.0, eventTime: Fixtures.instant(input.1), receivedAt: Fixtures.instant(Int64(index)),
+                    identity: "input-\(index)")
+            ).history
+        }
+    }
+
+    @Test("history reads back oldest first with every field, source and notification", arguments: StoreFactory.all)
+    func historyRoundTrip(factory: StoreFactory) async throws {
+        let entries = Self.historySequence()
+        #expect(
+            Set(entries.map(\.disposition))
+                == [.applied, .stale, .duplicate, .ignored(.accountDeleted)], "the sequence covers every disposition")
+        try await withStore(factory) { store, _ in
+            let (notificationID, ids) = try await store.write { writer in
+                guard case .inserted(let notificationID) = try writer.insertNotification(Fixtures.notification()) else {
+                    throw PlannedFailure(index: 0)
+                }
+                var ids: [Int64] = []
+                for (index, entry) in entries.enumerated() {
+                    let fromNotification = index.isMultiple(of: 2)
+                    ids.append(
+                        try writer.appendHistory(
+                            app: "shop", subject: "sub-a", entry: entry,
+                            source: fromNotification ? "notification" : "admin",
+                            notificationID: fromNotification ? notificationID : nil))
+                }
+                try writer.appendHistory(
+                    app: "shop", subject: "sub-b", entry: entries[0], source: "reconciler", notificationID: nil)
+                return (notificationID, ids)
+            }
+            let stored = try await store.read { try $0.history(app: "shop", subject: "sub-a") }
+            #expect(stored.map(\.entry) == entries)
+            #expect(stored.map(\.id) == ids)
+            #expect(ids == ids.sorted())
+            #expect(stored.map(\.source) == entries.indices.map { $0.isMultiple(of: 2) ? "notification" : "admin" })
+            #expect(stored.map(\.notificationID) == entries.indices.map { $0.isMultiple(of: 2) ? notificationID : nil })
+            #expect(
+                try await store.read { try $0.history(app: "shop", subject: "sub-b") }.map(\.source) == ["reconciler"])
+            #expect(try await store.read { try $0.history(app: "games", subject: "sub-a") }.isEmpty)
+
+            let transitions = try await store.read { try $0.transitionCounts() }.map {
+                "\($0.from)>\($0.to)=\($0.count)"
+            }
+            // sub-a: none>linked, linked>email-off, email-off>consent-revoked, consent-revoked>deleted;
+            // sub-b: none>linked. Stale, duplicate and ignored inputs moved nothing.
+            #expect(
+                transitions == [
+                    "consent-revoked>deleted=1", "email-off>consent-revoked=1", "linked>email-off=1", "none>linked=2",
+                ])
+        }
+    }
+
+    @Test("every effect, with the trigger or flag it carries, reads back from history", arguments: StoreFactory.all)
+    func everyEffectRoundTrips(factory: StoreFactory) async throws {
+        let effects: [AccountEffect] =
+            [
+                .terminateSessions, .dropAppleTokens, .revokeAppleTokens, .emailForwardingChanged(enabled: true),
+                .emailForwardingChanged(enabled: false), .cancelRelinkCancellableJobs,
+            ] + PolicyTrigger.allCases.map { .schedulePolicy(trigger: $0) }
+        let entries = [effects, []].map { effects in
+            AccountHistoryEntry(
+                identity: "jti-\(effects.count)", kind: .inAppDeletion, eventTime: Fixtures.instant(-1),
+                receivedAt: Fixtures.instant(0), disposition: .applied, fromState: nil, toState: .deleted,
+                effects: effects)
+        }
+        try await withStore(factory) { store, _ in
+            try await store.write { writer in
+                for entry in entries {
+                    try writer.appendHistory(
+                        app: "shop", subject: "sub-a", entry: entry, source: "admin", notificationID: nil)
+                }
+            }
+            let stored = try await store.read { try $0.history(app: "shop", subject: "sub-a") }
+            #expect(stored.map(\.entry) == entries)
+        }
+    }
+
+    @Test("a history line naming a notification that is not in the inbox is refused", arguments: StoreFactory.all)
+    func historyNeedsItsNotification(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            let entry = Self.historySequence()[0]
+            await #expect(throws: StoreError.self) {
+                try await store.write {
+                    try $0.appendHistory(
+                        app: "shop", subject: "sub-a", entry: entry, source: "notification", notificationID: 4_242)
+                }
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.write {
+                    try $0.appendHistory(
+                        app: "shop", subject: "sub-a", entry: entry, source: "carrier-pigeon", notificationID: nil)
+                }
+            }
+            let history = try await store.read { try $0.history(app: "shop", subject: "sub-a") }
+            #expect(history.isEmpty)
+        }
+    }
+
+    @Test("accounts, tokens and history survive closing and reopening the store", arguments: StoreFactory.all)
+    func survivesReopen(factory: StoreFactory) async throws {
+        let entries = Self.historySequence()
+        try await withTemporaryDirectory { directory in
+            let store = try await factory.open(directory.path)
+            try await store.write { writer in
+                try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.fullAccount)
+                try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: [9, 8, 7])
+                for entry in entries {
+                    try writer.appendHistory(
+                        app: "shop", subject: "sub-a", entry: entry, source: "replay", notificationID: nil)
+                }
+            }
+            await store.close()
+            let reopened = try await factory.open(directory.path)
+            let (record, token, history) = try await reopened.read { reader in
+                (
+                    try reader.account(app: "shop", subject: "sub-a"),
+                    try reader.appleToken(app: "shop", subject: "sub-a"),
+                    try reader.history(app: "shop", subject: "sub-a")
+                )
+            }
+            await reopened.close()
+            #expect(record == Fixtures.fullAccount)
+            #expect(token == [9, 8, 7])
+            #expect(history.map(\.entry) == entries)
+        }
+    }
+}
