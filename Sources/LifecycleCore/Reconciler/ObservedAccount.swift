@@ -1,0 +1,41 @@
+/// One account as the service sees it: its state, and a summary of its erasure jobs.
+public struct ObservedAccount: Hashable, Sendable {
+    /// The Apple `sub`.
+    public var subject: String
+    public var state: AccountState
+    /// When it became `deleted`.
+    public var deletedAt: Instant?
+    /// The earliest deadline among its erasure jobs that are not cancelled.
+    public var erasureDeadline: Instant?
+    public var erasureStatus: ObservedErasureStatus
+    /// When consent was revoked.
+    public var revokedAt: Instant?
+
+    public init(
+        subject: String, state: AccountState, deletedAt: Instant? = nil, erasureDeadline: Instant? = nil,
+        erasureStatus: ObservedErasureStatus = .none, revokedAt: Instant? = nil
+    ) {
+        self.subject = subject
+        self.state = state
+        self.deletedAt = deletedAt
+        self.erasureDeadline = erasureDeadline
+        self.erasureStatus = erasureStatus
+        self.revokedAt = revokedAt
+    }
+}
+
+/// The summary of a subject's erasure jobs the reconciler compares: the worst of them, in the order
+/// `failed`, `unverified`, `pending`, `completed` (cancelled jobs do not count).
+public enum ObservedErasureStatus: String, Hashable, Sendable, CaseIterable {
+    /// No erasure job.
+    case none = "none"
+    /// Scheduled or running.
+    case pending = "pending"
+    case completed = "completed"
+    case failed = "failed"
+    case unverified = "unverified"
+
+    public init?(canonicalName: String) { self.init(rawValue: canonicalName) }
+
+    public var canonicalName: String { rawValue }
+}
