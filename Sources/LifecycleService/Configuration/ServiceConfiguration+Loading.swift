@@ -40,7 +40,7 @@ extension ServiceConfiguration {
                 ? path : baseDirectory + "/" + path
         }
         var root = try ConfigurationReader(file: file, path: "", value: document)
-        try root.allow(["storage", "public", "admin", "apple", "apps", "pseudonymKeyFile", "logLevel"])
+        try root.allow(["storage", "public", "admin", "apple", "apps", "outbox", "pseudonymKeyFile", "logLevel"])
 
         var storageReader = try root.objectOrEmpty("storage")
         try storageReader.allow(["url", "busyTimeoutMilliseconds", "maxBatch"])
@@ -142,7 +142,7 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds"])
+            try appReader.allow(["id", "clientIds", "webhook"])
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -168,14 +168,50 @@ extension ServiceConfiguration {
             if apps.contains(where: { $0.id == id }) {
                 throw appReader.error("id", "duplicate app id \(id)", fix: "give each app its own id")
             }
+            var webhook: WebhookConfiguration?
+            if var webhookReader = try appReader.object("webhook") {
+                try webhookReader.allow(["url", "secretFile"])
+                guard let url = try webhookReader.string("url", fix: "the receiver's http:// or https:// URL"),
+                    url.hasPrefix("http://") || url.hasPrefix("https://")
+                else {
+                    throw webhookReader.error(
+                        "url", "missing or not an http(s) URL", fix: "e.g. https://backend.internal/hooks/lifecycle")
+                }
+                let secretFile = try webhookReader.string(
+                    "secretFile", fix: "path to a file holding the signing secret")
+                try webhookReader.finish()
+                webhook = WebhookConfiguration(url: url, secretFile: secretFile.map(resolve))
+            }
             try appReader.finish()
-            apps.append(AppConfiguration(id: id, clientIDs: clientIDs))
+            apps.append(AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook))
         }
         if apps.isEmpty {
             throw ConfigurationError(
                 file: file, field: "apps", problem: "no app configured",
                 fix: "add {\"id\": \"shop\", \"clientIds\": [\"com.example.shop\"]}")
         }
+
+        var outboxReader = try root.objectOrEmpty("outbox")
+        try outboxReader.allow([
+            "maxAttempts", "baseDelayMilliseconds", "maxDelayMilliseconds", "leaseSeconds", "concurrency",
+            "timeoutMilliseconds", "pollMilliseconds",
+        ])
+        let outbox = OutboxConfiguration(
+            maxAttempts: Int(try outboxReader.integer("maxAttempts", default: 12, range: 1...100, fix: "a count")),
+            baseDelayMilliseconds: Int(
+                try outboxReader.integer(
+                    "baseDelayMilliseconds", default: 1000, range: 1...3_600_000, fix: "milliseconds")),
+            maxDelayMilliseconds: Int(
+                try outboxReader.integer(
+                    "maxDelayMilliseconds", default: 3_600_000, range: 1...86_400_000, fix: "milliseconds")),
+            leaseSeconds: Int(try outboxReader.integer("leaseSeconds", default: 60, range: 1...3600, fix: "seconds")),
+            concurrency: Int(try outboxReader.integer("concurrency", default: 8, range: 1...256, fix: "a count")),
+            timeoutMilliseconds: Int(
+                try outboxReader.integer(
+                    "timeoutMilliseconds", default: 10_000, range: 100...120_000, fix: "milliseconds")),
+            pollMilliseconds: Int(
+                try outboxReader.integer("pollMilliseconds", default: 5_000, range: 10...600_000, fix: "milliseconds")))
+        try outboxReader.finish()
 
         let pseudonymKeyFile = resolve(
             try root.string("pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file"))
@@ -185,7 +221,7 @@ extension ServiceConfiguration {
         }
         try root.finish()
         return ServiceConfiguration(
-            storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps,
+            storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
             pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
     }
 }

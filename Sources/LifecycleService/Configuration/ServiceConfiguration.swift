@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// Everything `lifecycle.json` configures, with the documented defaults applied. Secrets are never values in
 /// this file: only paths to files holding them, or environment variables (see ``SecretSource``).
 public struct ServiceConfiguration: Sendable {
@@ -6,6 +8,7 @@ public struct ServiceConfiguration: Sendable {
     public var admin: AdminListenerConfiguration
     public var apple: AppleConfiguration
     public var apps: [AppConfiguration]
+    public var outbox: OutboxConfiguration
     /// Key for the keyed pseudonyms (HMAC-SHA256 of app and sub) used in logs. Created on first use.
     public var pseudonymKeyFile: String
     public var logLevel: LogLevel
@@ -78,6 +81,37 @@ public struct AppConfiguration: Sendable {
     public var id: String
     /// The values Apple puts in `aud` for this app (its primary App ID / Services IDs).
     public var clientIDs: [String]
+    /// Where session-termination, e-mail-forwarding and erasure messages go; nil sends none.
+    public var webhook: WebhookConfiguration?
+}
+
+public struct WebhookConfiguration: Sendable {
+    /// `http://` or `https://` URL of the app backend's receiver.
+    public var url: String
+    /// File holding the signing secret (`whsec_…` base64 as Standard Webhooks issues, or raw text); the
+    /// environment variable `LIFECYCLE_WEBHOOK_SECRET_<APP>` (app id upper-cased, `-` as `_`) overrides it.
+    public var secretFile: String?
+}
+
+/// How the outbox dispatcher delivers webhooks (DESIGN.md §6).
+public struct OutboxConfiguration: Sendable {
+    /// Attempts before a message is `dead` (the first delivery counts).
+    public var maxAttempts: Int
+    public var baseDelayMilliseconds: Int
+    public var maxDelayMilliseconds: Int
+    /// How long a claimed message is reserved for this instance before another may take it.
+    public var leaseSeconds: Int
+    /// Messages delivered at once (different accounts; one account's messages are always in order).
+    public var concurrency: Int
+    public var timeoutMilliseconds: Int
+    /// Longest sleep between polls when nothing is due (new messages wake the dispatcher at once).
+    public var pollMilliseconds: Int
+
+    public var retrySchedule: RetrySchedule {
+        RetrySchedule(
+            baseDelayMilliseconds: Int64(baseDelayMilliseconds), multiplier: 2,
+            maximumDelayMilliseconds: Int64(maxDelayMilliseconds), maximumAttempts: maxAttempts)
+    }
 }
 
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {

@@ -21,11 +21,13 @@ public final class NotificationIngestor: Sendable {
     let log: EventLog
     let metrics: MetricsRegistry
     let clock: any WallClock
+    let transitions: AccountTransitionRecorder
 
     public init(
         configuration: ServiceConfiguration, verifier: NotificationVerifier, store: any Store, log: EventLog,
-        metrics: MetricsRegistry, clock: any WallClock
+        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder
     ) {
+        self.transitions = transitions
         self.configuration = configuration
         self.verifier = verifier
         self.store = store
@@ -88,7 +90,9 @@ public final class NotificationIngestor: Sendable {
             rawJWS: jws, source: source.rawValue)
         let outcome: IngestOutcome
         do {
-            outcome = try await store.write { writer in try Self.record(new, in: writer) }
+            outcome = try await store.write { [transitions] writer in
+                try Self.record(new, transitions: transitions, in: writer)
+            }
         } catch {
             log.log(.error, "notification.store_failed", app: app.id, [("error", .string(String(describing: error)))])
             metrics.increment(
@@ -113,13 +117,21 @@ public final class NotificationIngestor: Sendable {
 
     /// The transaction body: the inbox row, and for known types the account's transition and its effects,
     /// all committed together or not at all.
-    static func record(_ new: NewNotification, in writer: any StoreWriter) throws -> IngestOutcome {
+    static func record(
+        _ new: NewNotification, transitions: AccountTransitionRecorder, in writer: any StoreWriter
+    ) throws -> IngestOutcome {
         switch try writer.insertNotification(new) {
         case .duplicateJTI(let existing), .duplicateEvent(let existing):
             return .duplicate(existingID: existing)
         case .inserted(let id):
             let type = new.notification.event.type
-            guard type.isKnown else { return .ignored(notificationID: id, app: new.app, type: type.canonicalName) }
+            guard let input = AccountInput(notification: new.notification, receivedAt: new.receivedAt) else {
+                return .ignored(notificationID: id, app: new.app, type: type.canonicalName)
+            }
+            let context = TransitionContext(
+                app: new.app, subject: new.notification.event.subject, input: input, source: new.source,
+                notificationID: id)
+            try transitions.apply(context, in: writer)
             return .accepted(notificationID: id, app: new.app, type: type)
         }
     }

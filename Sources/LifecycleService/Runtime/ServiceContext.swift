@@ -15,6 +15,8 @@ public final class ServiceContext: Sendable {
     public let clock: any WallClock
     public let pseudonymizer: KeyedSubjectPseudonymizer
     public let ingestor: NotificationIngestor
+    /// The one way accounts change, shared by every entry point.
+    public let transitions: AccountTransitionRecorder
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
@@ -32,8 +34,11 @@ public final class ServiceContext: Sendable {
             configuration: NotificationVerifier.Configuration(
                 issuer: configuration.apple.issuer, audiences: configuration.allClientIDs,
                 leewaySeconds: Int64(configuration.apple.leewaySeconds)))
+        self.transitions = AccountTransitionRecorder(
+            effects: EffectRecorder(webhookApps: Set(configuration.apps.filter { $0.webhook != nil }.map(\.id))))
         self.ingestor = NotificationIngestor(
-            configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock)
+            configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock,
+            transitions: transitions)
     }
 
     /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.

@@ -114,7 +114,7 @@ public final class ServiceRuntime: Sendable {
                         leewaySeconds: Int64(fresh.apple.leewaySeconds)))
                 let next = NotificationIngestor(
                     configuration: fresh, verifier: verifier, store: context.store, log: log,
-                    metrics: context.metrics, clock: context.clock)
+                    metrics: context.metrics, clock: context.clock, transitions: context.transitions)
                 ingestor.replace(with: next)
                 log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
             } catch {
