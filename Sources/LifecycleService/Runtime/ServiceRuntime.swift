@@ -15,11 +15,19 @@ public final class ServiceRuntime: Sendable {
 
     private let ingestor: Reloadable<NotificationIngestor>
     private let publicServer: HTTPServer
+    /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
+    private let adminServer = Mutex<HTTPServer?>(nil)
+    /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
+    private let environment: [String: String]
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopped = Mutex<Bool>(false)
 
-    public init(context: ServiceContext, configurationFile: String? = nil) {
+    public init(
+        context: ServiceContext, configurationFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.context = context
+        self.environment = environment
         self.configurationFile = configurationFile
         self.instanceID =
             "\(ProcessInfo.processInfo.hostName):\(getpid()):\(context.clock.now().millisecondsSinceEpoch)"
@@ -48,15 +56,25 @@ public final class ServiceRuntime: Sendable {
     /// The public listener's port (the real one when the configuration asked for port 0).
     public var publicPort: Int? { publicServer.boundPort }
 
+    /// The admin listener's port, nil while it is not running.
+    public var adminPort: Int? { adminServer.withLock { $0 }?.boundPort }
+
     /// Loads keys, binds the listeners and starts background work. Returns once traffic is accepted.
     public func start() async throws {
         let log = context.log
+        // Before anything binds: an enabled admin listener without a token refuses to start.
+        let admin = try AdminListener.makeServer(context: context, environment: environment)
         if let error = await context.keys.refresh() {
             // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
         try await recordHeartbeat(kind: "start")
         try publicServer.start()
+        if let admin {
+            adminServer.withLock { $0 = admin }
+            try admin.start()
+            log.info("admin.started", [("admin", .string("\(context.configuration.admin.host):\(adminPort ?? 0)"))])
+        }
         log.info(
             "serve.started",
             [
@@ -137,6 +155,7 @@ public final class ServiceRuntime: Sendable {
         }
         guard first else { return }
         await publicServer.shutdown()
+        if let admin = adminServer.withLock({ $0 }) { await admin.shutdown() }
         let tasks = background.withLock { tasks in
             defer { tasks = [] }
             return tasks

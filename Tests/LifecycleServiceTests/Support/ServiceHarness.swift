@@ -20,7 +20,8 @@ final class ServiceHarness: Sendable {
     let runtime: Mutex<ServiceRuntime?> = Mutex(nil)
     let tokens = TestTokenFactory()
 
-    init(extraConfiguration: JSONObject = [:]) throws {
+    /// With `adminToken`, the admin listener runs on an ephemeral loopback port with that token in a file.
+    init(extraConfiguration: JSONObject = [:], adminToken: String? = nil) throws {
         directory = try TemporaryDirectory()
         try Data(tokens.jwks.encoded()).write(to: URL(fileURLWithPath: directory.file("jwks.json")))
         var config: JSONObject = [
@@ -31,6 +32,12 @@ final class ServiceHarness: Sendable {
             "apps": [["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]],
             "pseudonymKeyFile": "secrets/pseudonym.key",
         ]
+        if let adminToken {
+            try FileManager.default.createDirectory(
+                atPath: directory.file("secrets"), withIntermediateDirectories: true)
+            try Data((adminToken + "\n").utf8).write(to: URL(fileURLWithPath: directory.file("secrets/admin-token")))
+            config["admin"] = ["host": "127.0.0.1", "port": 0, "tokenFile": "secrets/admin-token"]
+        }
         for member in extraConfiguration { config[member.key] = member.value }
         configurationFile = directory.file("lifecycle.json")
         try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(
@@ -46,7 +53,7 @@ final class ServiceHarness: Sendable {
     func start() async throws -> ServiceRuntime {
         let context = try await ServiceContext.open(
             configuration: try configuration, logSink: { [self] line in logLines.withLock { $0.append(line) } })
-        let service = ServiceRuntime(context: context, configurationFile: configurationFile)
+        let service = ServiceRuntime(context: context, configurationFile: configurationFile, environment: [:])
         try await service.start()
         runtime.withLock { $0 = service }
         return service
@@ -60,6 +67,14 @@ final class ServiceHarness: Sendable {
     var client: HTTPClient {
         get throws {
             guard let port = runtime.withLock({ $0?.publicPort }) else { throw HarnessError.notRunning }
+            return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        }
+    }
+
+    /// A client of the admin listener (only when the harness was made with an admin token).
+    var adminClient: HTTPClient {
+        get throws {
+            guard let port = runtime.withLock({ $0?.adminPort }) else { throw HarnessError.notRunning }
             return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
         }
     }
