@@ -171,9 +171,10 @@ struct AdminAPITests {
         #expect(answer.json?["state"] == "deleted")
         #expect(answer.json?["sub"] == .string(TestFixtures.subject))
         let history = try #require(answer.json?["history"]?.arrayValue)
-        #expect(history.map { $0["input"] } == [
-            "email-disabled", "consent-revoked", "email-enabled", "account-deleted", "email-enabled",
-        ])
+        #expect(
+            history.map { $0["input"] } == [
+                "email-disabled", "consent-revoked", "email-enabled", "account-deleted", "email-enabled",
+            ])
         #expect(history.map { $0["disposition"] } == ["applied", "applied", "stale", "applied", "ignored"])
         #expect(history[4]["reason"] == "account deleted")
         #expect(history[0]["from"] == .null)
@@ -242,7 +243,8 @@ struct AdminAPITests {
         return try await store.write { writer in
             let id = try writer.enqueueOutbox(
                 NewOutboxMessage(
-                    app: ServiceHarness.appID, subject: TestFixtures.subject, kind: WebhookKind.sessionsTerminate.rawValue,
+                    app: ServiceHarness.appID, subject: TestFixtures.subject,
+                    kind: WebhookKind.sessionsTerminate.rawValue,
                     payload: #"{"type":"account.sessions.terminate"}"#, availableAt: now.adding(seconds: -1)))
             _ = try writer.claimOutbox(now: now, owner: "test", leaseUntil: now.adding(seconds: 30), limit: 10)
             try writer.failOutbox(

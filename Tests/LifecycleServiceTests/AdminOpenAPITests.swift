@@ -56,7 +56,8 @@ struct AdminOpenAPITests {
         _ = try await AdminAPITests.call(harness, "PUT", AdminAPITests.accountPath() + "/link")
 
         let values = [
-            "{app}": ServiceHarness.appID, "{sub}": PercentDecoding.encode(TestFixtures.subject), "{id}": String(deadID),
+            "{app}": ServiceHarness.appID, "{sub}": PercentDecoding.encode(TestFixtures.subject),
+            "{id}": String(deadID),
         ]
         // Reads first, then the changes, deletion last so link still finds a live account.
         let order = ["GET", "PUT", "POST"]

@@ -21,7 +21,8 @@ enum AdminRequestBody {
                 throw AdminError.unprocessable(
                     "not_supported", "storing an Apple refresh token is not supported by this version")
             default:
-                throw AdminError.unprocessable("unknown_field", "unknown member '\(member.key)'; only eventTime is accepted")
+                throw AdminError.unprocessable(
+                    "unknown_field", "unknown member '\(member.key)'; only eventTime is accepted")
             }
         }
         return eventTime

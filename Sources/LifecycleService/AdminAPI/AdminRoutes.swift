@@ -25,7 +25,8 @@ struct AdminRoutes: Sendable {
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await authenticatedRoute(request)
-        metrics.increment("lifecycle_admin_requests_total", [("route", route), ("status", String(response.status.code))])
+        metrics.increment(
+            "lifecycle_admin_requests_total", [("route", route), ("status", String(response.status.code))])
         return response
     }
 
@@ -37,14 +38,18 @@ struct AdminRoutes: Sendable {
             return ("unauthorized", Self.unauthorized(challenge: "Bearer realm=\"lifecycle-admin\""))
         case .invalid:
             return (
-                "unauthorized", Self.unauthorized(challenge: "Bearer realm=\"lifecycle-admin\", error=\"invalid_token\"")
+                "unauthorized",
+                Self.unauthorized(challenge: "Bearer realm=\"lifecycle-admin\", error=\"invalid_token\"")
             )
         }
         switch AdminRoute.resolve(path: request.path, method: request.method) {
         case .notFound:
             return ("other", AdminError.notFound.response)
         case .badEncoding:
-            return ("other", AdminError.badRequest("invalid_path", "a path parameter is not valid percent-encoding").response)
+            return (
+                "other",
+                AdminError.badRequest("invalid_path", "a path parameter is not valid percent-encoding").response
+            )
         case .methodNotAllowed(let allowed):
             var response = AdminError(
                 status: 405, code: "method_not_allowed", "use \(allowed.joined(separator: " or ")) on this path"
