@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import LifecycleCore
+import LifecycleStore
 
 /// The admin API seen from the CLI (`--url`): builds the same requests an app backend sends and turns the
 /// answers back into documents or ``AdminError``s, so the command prints the same thing either way.
@@ -20,6 +21,24 @@ struct AdminAPIClient {
         self.token = token
     }
 
+    /// The bearer token for `--url`: `--token-file`, else `LIFECYCLE_ADMIN_TOKEN`, else `admin.tokenFile`.
+    static func token(file tokenFile: String?, configFile: String, io: CommandIO) throws -> String {
+        var path = tokenFile
+        if path == nil, io.environment[AdminBearerToken.environmentVariable]?.isEmpty ?? true,
+            FileManager.default.fileExists(atPath: configFile)
+        {
+            path = try ServiceConfiguration.load(file: configFile, environment: io.environment).admin.tokenFile
+        }
+        let environment = tokenFile == nil ? io.environment : [:]
+        guard
+            let secret = try SecretFile.read(
+                path: path, variable: AdminBearerToken.environmentVariable, environment: environment)
+        else {
+            throw UsageError("no admin token: pass --token-file FILE or set \(AdminBearerToken.environmentVariable)")
+        }
+        return String(decoding: secret, as: UTF8.self)
+    }
+
     func account(
         _ action: AccountCommand.Action, app: String, subject: String, eventTime: Instant?
     ) async throws -> Result<JSONValue, AdminError> {
@@ -31,6 +50,18 @@ struct AdminAPIClient {
         case .link: return try await send("PUT", path + "/link", body: body)
         case .delete: return try await send("POST", path + "/deletion", body: body)
         }
+    }
+
+    func outboxList(status: OutboxStatus?, limit: Int?, after: Int64?) async throws -> Result<JSONValue, AdminError> {
+        var query: [String] = []
+        if let status { query.append("status=\(status.rawValue)") }
+        if let limit { query.append("limit=\(limit)") }
+        if let after { query.append("after=\(after)") }
+        return try await send("GET", "/v1/outbox" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), body: [])
+    }
+
+    func outboxRetry(id: Int64) async throws -> Result<JSONValue, AdminError> {
+        try await send("POST", "/v1/outbox/\(id)/retry", body: [])
     }
 
     func send(_ method: String, _ target: String, body: [UInt8]) async throws -> Result<JSONValue, AdminError> {

@@ -64,7 +64,8 @@ struct AccountCommand: LifecycleCommand {
 
         let result: Result<JSONValue, AdminError>
         if let url {
-            let client = try AdminAPIClient(url: url, token: try adminToken(tokenFile, configFile: configFile, io: io))
+            let client = try AdminAPIClient(
+                url: url, token: try AdminAPIClient.token(file: tokenFile, configFile: configFile, io: io))
             result = try await client.account(action, app: app, subject: subject, eventTime: eventTime)
         } else {
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
@@ -97,23 +98,5 @@ struct AccountCommand: LifecycleCommand {
             io.printError("lifecycle account \(action.rawValue): \(error.code): \(error.detail)")
             return [404, 409].contains(error.status) ? ExitStatus.negative : ExitStatus.failure
         }
-    }
-
-    /// The bearer token for `--url`: `--token-file`, else `LIFECYCLE_ADMIN_TOKEN`, else `admin.tokenFile`.
-    static func adminToken(_ tokenFile: String?, configFile: String, io: CommandIO) throws -> String {
-        var path = tokenFile
-        if path == nil, io.environment[AdminBearerToken.environmentVariable]?.isEmpty ?? true,
-            FileManager.default.fileExists(atPath: configFile)
-        {
-            path = try ServiceConfiguration.load(file: configFile, environment: io.environment).admin.tokenFile
-        }
-        let environment = tokenFile == nil ? io.environment : [:]
-        guard
-            let secret = try SecretFile.read(
-                path: path, variable: AdminBearerToken.environmentVariable, environment: environment)
-        else {
-            throw UsageError("no admin token: pass --token-file FILE or set \(AdminBearerToken.environmentVariable)")
-        }
-        return String(decoding: secret, as: UTF8.self)
     }
 }
