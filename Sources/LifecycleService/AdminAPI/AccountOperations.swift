@@ -24,6 +24,8 @@ public struct AccountOperations: Sendable {
     let metrics: MetricsRegistry
     let log: EventLog
     let clock: any WallClock
+    /// Rung after a commit: a transition may have enqueued webhooks, which the dispatcher then sends at once.
+    let committed: WakeSignal
     /// How far ahead of now a reported `eventTime` may be (clock skew between the app and this service):
     /// the same leeway Apple tokens get. A later one is refused, since it would make every real later input
     /// of its aspect look stale.
@@ -37,6 +39,7 @@ public struct AccountOperations: Sendable {
         metrics = context.metrics
         log = context.log
         clock = context.clock
+        committed = context.outboxSignal
         futureLeewaySeconds = Int64(context.configuration.apple.leewaySeconds)
         self.limits = limits
         AccountTransitionMetrics.describe(in: metrics)
@@ -113,6 +116,7 @@ public struct AccountOperations: Sendable {
         let outcome = try await AdminError.mappingStoreFailures(log: log) {
             try await store.write { writer in try transitions.apply(context, in: writer) }
         }
+        committed.notify()
         AccountTransitionMetrics.record(outcome, in: metrics)
         log.log(
             .info, "account.\(kind.canonicalName)", app: app, subject: subject,

@@ -16,12 +16,15 @@ public struct OutboxOperations: Sendable {
     let store: any Store
     let log: EventLog
     let clock: any WallClock
+    /// Rung after a retry so the dispatcher picks the message up without waiting for its next poll.
+    let committed: WakeSignal
     public var limits: Limits
 
     public init(context: ServiceContext, limits: Limits = Limits()) {
         store = context.store
         log = context.log
         clock = context.clock
+        committed = context.outboxSignal
         self.limits = limits
     }
 
@@ -59,6 +62,7 @@ public struct OutboxOperations: Sendable {
                 return .success(try writer.outboxMessage(id: id) ?? message)
             }.get()
         }
+        committed.notify()
         log.log(.info, "outbox.retry", app: message.app, [("id", .integer(id)), ("kind", .string(message.kind))])
         return AdminDocuments.outboxMessage(message, includePayload: false)
     }

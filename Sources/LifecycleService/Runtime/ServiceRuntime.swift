@@ -15,6 +15,7 @@ public final class ServiceRuntime: Sendable {
 
     private let ingestor: Reloadable<NotificationIngestor>
     private let publicServer: HTTPServer
+    let outbox: OutboxDispatcher
     /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
     private let adminServer = Mutex<HTTPServer?>(nil)
     /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
@@ -40,6 +41,21 @@ public final class ServiceRuntime: Sendable {
             metrics: context.metrics)
         publicServer = HTTPServer(
             configuration: Self.serverConfiguration(configuration.publicListener), handler: routes.handle)
+        var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
+        for app in configuration.apps {
+            if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url),
+                let signer = context.webhookSigners[app.id]
+            {
+                endpoints[app.id] = (endpoint, signer)
+            }
+        }
+        outbox = OutboxDispatcher(
+            store: context.store,
+            delivery: WebhookDelivery(
+                endpoints: endpoints, timeout: .milliseconds(configuration.outbox.timeoutMilliseconds),
+                clock: context.clock),
+            configuration: configuration.outbox, owner: instanceID, clock: context.clock, metrics: context.metrics,
+            log: context.log, signal: context.outboxSignal)
     }
 
     static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
@@ -83,6 +99,7 @@ public final class ServiceRuntime: Sendable {
                 ("store", .string(context.configuration.storage.url)), ("instance", .string(instanceID)),
             ])
         startBackground { [self] in await heartbeatLoop() }
+        startBackground { [outbox] in await outbox.run() }
     }
 
     private func startBackground(_ work: @escaping @Sendable () async -> Void) {
@@ -132,7 +149,8 @@ public final class ServiceRuntime: Sendable {
                         leewaySeconds: Int64(fresh.apple.leewaySeconds)))
                 let next = NotificationIngestor(
                     configuration: fresh, verifier: verifier, store: context.store, log: log,
-                    metrics: context.metrics, clock: context.clock, transitions: context.transitions)
+                    metrics: context.metrics, clock: context.clock, transitions: context.transitions,
+                    committed: context.outboxSignal)
                 ingestor.replace(with: next)
                 log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
             } catch {
