@@ -22,10 +22,17 @@ public struct TLSClientConfiguration: Sendable, Hashable {
     /// For diagnostics only.
     public var offersLegacyAlgorithms: Bool = false
 
+    /// Lowers OpenSSL's security level to 0 without widening the offered ciphers, so a handshake still
+    /// completes with a server whose certificate has a weak key or a SHA-1 signature, in order to report it.
+    /// For diagnostics only.
+    public var acceptsWeakPeerCertificates: Bool = false
+
     public init(
         serverName: String? = nil, trustedCAFile: String? = nil, minimumVersion: TLSProtocolVersion = .tls1_2,
-        maximumVersion: TLSProtocolVersion? = nil, verifiesPeer: Bool = true, offersLegacyAlgorithms: Bool = false
+        maximumVersion: TLSProtocolVersion? = nil, verifiesPeer: Bool = true, offersLegacyAlgorithms: Bool = false,
+        acceptsWeakPeerCertificates: Bool = false
     ) {
+        self.acceptsWeakPeerCertificates = acceptsWeakPeerCertificates
         self.serverName = serverName
         self.trustedCAFile = trustedCAFile
         self.minimumVersion = minimumVersion

@@ -160,6 +160,7 @@ public final class TLSClientSession {
         throws(HTTPClientError)
     {
         _ = shim_SSL_CTX_set_options(context, shim_SSL_OP_NO_COMPRESSION | shim_SSL_OP_IGNORE_UNEXPECTED_EOF)
+        if configuration.acceptsWeakPeerCertificates { SSL_CTX_set_security_level(context, 0) }
         if configuration.offersLegacyAlgorithms {
             SSL_CTX_set_security_level(context, 0)
             _ = SSL_CTX_set_cipher_list(context, "ALL:@SECLEVEL=0")
