@@ -72,6 +72,70 @@ struct TLSServerTests {
         }
     }
 
+    @Test("pipelined requests in one TLS write are all answered, in order")
+    func pipelining() async throws {
+        let fixture = try TLSFixture()
+        let context = try fixture.context()
+        // A read buffer smaller than the one TLS record carrying all requests: the rest waits decrypted inside
+        // OpenSSL, where epoll cannot see it.
+        let configuration = testConfiguration {
+            $0.transport = .tls(context)
+            $0.readChunkSize = 64
+        }
+        try await withServer(configuration) { _, port in
+            let text = try await onThread {
+                let raw = try RawConnection(port: port)
+                let session = try TLSClientSession(
+                    fileDescriptor: raw.descriptor, host: "localhost", configuration: fixture.client())
+                var requests = ""
+                for index in 0..<10 { requests += "GET /\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
+                requests += "GET /last HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                try Array(requests.utf8).withUnsafeBytes { try session.writeAll($0) }
+                var received: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+                while true {
+                    let count = try chunk.withUnsafeMutableBytes { try session.read(into: $0) }
+                    if count == 0 { break }
+                    received.append(contentsOf: chunk[0..<count])
+                }
+                return received.text
+            }
+            #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 11)
+            let positions = (0..<10).map { "GET /\($0) query" } + ["GET /last query"]
+            let offsets = positions.compactMap { text.range(of: $0)?.lowerBound }
+            #expect(offsets.count == 11, "\(text)")
+            #expect(offsets == offsets.sorted(), "responses out of order")
+        }
+    }
+
+    @Test("over the connection cap a TLS connection is closed without a plaintext answer")
+    func overCapacity() async throws {
+        let fixture = try TLSFixture()
+        let context = try fixture.context()
+        try await withServer(
+            testConfiguration {
+                $0.transport = .tls(context)
+                $0.maxConnections = 1
+            }
+        ) { _, port in
+            let outcome = try await onThread {
+                let first = try HTTPClientConnection(
+                    host: "127.0.0.1", port: port, timeout: .seconds(5), tls: fixture.client())
+                let status = try first.send(HTTPClientRequest(target: "/")).status
+                do {
+                    _ = try HTTPClientConnection(
+                        host: "127.0.0.1", port: port, timeout: .seconds(5), tls: fixture.client())
+                    return (status, "connected")
+                } catch HTTPClientError.tlsHandshakeFailed(let reason) {
+                    return (status, reason)
+                }
+            }
+            #expect(outcome.0 == 200)
+            #expect(outcome.1 != "connected")
+            #expect(!outcome.1.contains("wrong version number"), "a plaintext reply reached the TLS client")
+        }
+    }
+
     @Test("a handshake that never starts is closed at the header deadline without a plaintext 408")
     func handshakeDeadline() async throws {
         let fixture = try TLSFixture()

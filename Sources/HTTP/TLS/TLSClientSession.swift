@@ -109,7 +109,7 @@ public final class TLSClientSession {
     }
 
     /// Writes all of `bytes`.
-    func writeAll(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) {
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             OpenSSLErrors.clear()
@@ -128,7 +128,7 @@ public final class TLSClientSession {
     }
 
     /// Reads some bytes; 0 at the end of the stream.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTPClientError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTPClientError) -> Int {
         OpenSSLErrors.clear()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if count > 0 { return Int(count) }
@@ -150,7 +150,7 @@ public final class TLSClientSession {
     }
 
     /// Sends close_notify (best effort).
-    func shutdown() {
+    public func shutdown() {
         OpenSSLErrors.clear()
         _ = SSL_shutdown(ssl)
         OpenSSLErrors.clear()
