@@ -49,8 +49,10 @@ public final class TLSTransport: ConnectionTransport {
         OpenSSLErrors.clear()
         let count = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         if count > 0 { return .transferred(Int(count)) }
-        if case .endOfStream = outcome(of: count) { return .failed(EPIPE) }
-        return outcome(of: count)
+        let result = outcome(of: count)
+        // The peer's close_notify while we still have bytes to send: they can no longer be delivered.
+        if case .endOfStream = result { return .failed(EPIPE) }
+        return result
     }
 
     /// Sends close_notify (RFC 8446 §6.1) when the handshake finished, then half-closes the socket.
