@@ -18,6 +18,9 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(
             name: "CShims", dependencies: ["CSQLite", "COpenSSL"],
             cSettings: [.define("_GNU_SOURCE")]),
@@ -33,9 +36,9 @@ let package = Package(
             name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
             swiftSettings: strict),
 
-        // Durable state: the Store protocol and its SQLite implementation.
+        // Durable state: the Store protocol and its SQLite and PostgreSQL implementations.
         .target(
-            name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CShims"],
+            name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"],
             swiftSettings: strict),
 
         // HTTP/1.1 server on POSIX sockets with epoll.

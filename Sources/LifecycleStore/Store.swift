@@ -22,6 +22,14 @@ public protocol Store: Sendable {
     func close() async
     /// Counters about writes and commits, for metrics and benchmarks.
     var statistics: StoreStatistics { get }
+    /// Runs `body` while holding the lock called `name`, shared by every process using this store (several
+    /// `serve` instances on one PostgreSQL database; `serve` and a command next to it on one SQLite file):
+    /// one reconciler run or one daily report at a time. Does not wait: when another holder has the lock,
+    /// returns nil at once without running `body`. The lock is released when `body` returns or throws, and
+    /// also when the holding process dies, so a crash never leaves it taken.
+    ///
+    /// The lock is not tied to the store's transactions: `body` reads and writes through the store as usual.
+    func withExclusiveLock<T: Sendable>(named name: String, _ body: @Sendable () async throws -> T) async throws -> T?
 }
 
 /// Queries available inside ``Store/read(_:)`` and ``Store/write(_:)``.

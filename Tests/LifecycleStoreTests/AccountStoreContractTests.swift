@@ -200,8 +200,8 @@ struct AccountStoreContractTests {
     @Test("accounts, tokens and history survive closing and reopening the store", arguments: StoreFactory.all)
     func survivesReopen(factory: StoreFactory) async throws {
         let entries = Self.historySequence()
-        try await withTemporaryDirectory { directory in
-            let store = try await factory.open(directory.path)
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
             try await store.write { writer in
                 try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.fullAccount)
                 try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: [9, 8, 7])
@@ -211,7 +211,7 @@ struct AccountStoreContractTests {
                 }
             }
             await store.close()
-            let reopened = try await factory.open(directory.path)
+            let reopened = try await factory.open(location)
             let (record, token, history) = try await reopened.read { reader in
                 (
                     try reader.account(app: "shop", subject: "sub-a"),

@@ -244,9 +244,9 @@ struct OutboxStoreContractTests {
         let accounts = 6
         let perAccount = 20
         let total = accounts * perAccount
-        try await withTemporaryDirectory { directory in
-            let first = try await factory.open(directory.path)
-            let second = try await factory.open(directory.path)
+        try await withStoreLocation(factory) { location in
+            let first = try await factory.open(location)
+            let second = try await factory.open(location)
             let t0 = self.t0
             // Interleaved, so one account's messages are spread over the id range.
             try await first.write { writer in
@@ -321,8 +321,8 @@ struct OutboxStoreContractTests {
 
     @Test("the outbox survives closing and reopening the store, leases included", arguments: StoreFactory.all)
     func survivesReopen(factory: StoreFactory) async throws {
-        try await withTemporaryDirectory { directory in
-            let store = try await factory.open(directory.path)
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
             let t0 = self.t0
             let (leased, waiting) = try await store.write { writer in
                 let leased = try writer.enqueueOutbox(Fixtures.outboxMessage(subject: "a", availableAt: t0))
@@ -333,7 +333,7 @@ struct OutboxStoreContractTests {
             }
             let before = try await store.read { try $0.outbox(limit: 10) }
             await store.close()
-            let reopened = try await factory.open(directory.path)
+            let reopened = try await factory.open(location)
             let after = try await reopened.read { try $0.outbox(limit: 10) }
             let claimNow = try await reopened.write {
                 try $0.claimOutbox(

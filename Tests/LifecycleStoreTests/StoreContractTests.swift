@@ -124,8 +124,8 @@ struct StoreContractTests {
     @Test("200 concurrent writes are each committed once and survive a restart", arguments: StoreFactory.all)
     func concurrentWritesAreDurable(factory: StoreFactory) async throws {
         let writes = 200
-        try await withTemporaryDirectory { directory in
-            let store = try await factory.open(directory.path)
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
             let results = try await withThrowingTaskGroup(of: InboxInsertion.self) { group in
                 for index in 0..<writes {
                     group.addTask {
@@ -144,7 +144,7 @@ struct StoreContractTests {
             #expect(statistics.failedCommits == 0)
             await store.close()
 
-            let reopened = try await factory.open(directory.path)
+            let reopened = try await factory.open(location)
             let (count, missing) = try await reopened.read { reader in
                 let missing = try (0..<writes).filter { try reader.notification(jti: "jti-\($0)") == nil }
                 return (try reader.notificationCount(), missing)
@@ -219,8 +219,8 @@ struct StoreContractTests {
 
     @Test("a closed store refuses reads and writes", arguments: StoreFactory.all)
     func closedStore(factory: StoreFactory) async throws {
-        try await withTemporaryDirectory { directory in
-            let store = try await factory.open(directory.path)
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
             await store.close()
             await #expect(throws: StoreError.closed) { try await store.write { try $0.notificationCount() } }
             await #expect(throws: StoreError.closed) { try await store.read { try $0.notificationCount() } }

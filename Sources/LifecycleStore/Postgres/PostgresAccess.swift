@@ -1,0 +1,171 @@
+import LifecycleCore
+
+/// The store's queries over one PostgreSQL connection: what a `read` or `write` body of ``PostgresStore``
+/// receives. It lives only on the owner thread of its connection, for the duration of one body. Every query
+/// mirrors its ``SQLiteAccess`` twin; comments here only say where PostgreSQL differs.
+final class PostgresAccess: StoreWriter {
+    let connection: PostgresConnection
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Every PostgreSQL failure reaches callers as ``StoreError``: they never see SQL types.
+    func postgres<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError(convertingPostgres: error)
+        }
+    }
+
+    // MARK: Inbox
+
+    private static let notificationColumns = """
+        id, app, jti, audience, issuer, sub, type, event_time_ms, is_private_email, email, issued_at_ms,
+        expires_at_ms, key_id, accepted_expired, received_at_ms, body_sha256, source
+        """
+
+    private static func decodeNotification(_ row: PostgresRow) -> StoredNotification {
+        let event = AppleEvent(
+            type: AppleEventType(wireValue: row.text(6)),
+            subject: row.text(5),
+            eventTime: Instant(millisecondsSinceEpoch: row.int64(7)),
+            isPrivateEmail: row.optionalBool(8),
+            email: row.optionalText(9))
+        let notification = VerifiedNotification(
+            jti: row.text(2),
+            audience: row.text(3),
+            issuer: row.text(4),
+            issuedAt: Instant(millisecondsSinceEpoch: row.int64(10)),
+            expiresAt: row.optionalInt64(11).map(Instant.init(millisecondsSinceEpoch:)),
+            keyID: row.text(12),
+            event: event,
+            acceptedExpired: row.bool(13))
+        return StoredNotification(
+            id: row.int64(0),
+            app: row.text(1),
+            notification: notification,
+            receivedAt: Instant(millisecondsSinceEpoch: row.int64(14)),
+            bodySHA256: row.text(15),
+            source: row.text(16))
+    }
+
+    func notification(jti: String) throws(StoreError) -> StoredNotification? {
+        try postgres {
+            try connection.query("SELECT \(Self.notificationColumns) FROM notifications WHERE jti = $1", [jti])
+                .first.map(Self.decodeNotification)
+        }
+    }
+
+    func notification(id: Int64) throws(StoreError) -> StoredNotification? {
+        try postgres {
+            try connection.query("SELECT \(Self.notificationColumns) FROM notifications WHERE id = $1", [id])
+                .first.map(Self.decodeNotification)
+        }
+    }
+
+    func notificationCount() throws(StoreError) -> Int {
+        try postgres { Int(try connection.queryInt64("SELECT count(*) FROM notifications") ?? 0) }
+    }
+
+    /// Race-free across instances: `ON CONFLICT DO NOTHING` without a conflict target covers both unique
+    /// keys (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT). A concurrent insert of the
+    /// same key waits for the other transaction; once that commits, this one yields no row, and the lookups
+    /// that follow run with a fresh snapshot (READ COMMITTED), so they see the row that won.
+    func insertNotification(_ new: NewNotification) throws(StoreError) -> InboxInsertion {
+        let verified = new.notification
+        let event = verified.event
+        let type = event.type.canonicalName
+        return try postgres { () throws -> InboxInsertion in
+            let insertedID = try connection.queryInt64(
+                """
+                INSERT INTO notifications (
+                    app, jti, audience, issuer, sub, type, event_time_ms, is_private_email, email, issued_at_ms,
+                    expires_at_ms, key_id, accepted_expired, received_at_ms, body_sha256, raw_jws, source
+                ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                ON CONFLICT DO NOTHING
+                RETURNING id
+                """,
+                [
+                    new.app, verified.jti, verified.audience, verified.issuer, event.subject, type,
+                    event.eventTime.millisecondsSinceEpoch, event.isPrivateEmail, event.email,
+                    verified.issuedAt.millisecondsSinceEpoch, verified.expiresAt?.millisecondsSinceEpoch,
+                    verified.keyID, verified.acceptedExpired, new.receivedAt.millisecondsSinceEpoch,
+                    new.bodySHA256, new.rawJWS, new.source,
+                ])
+            if let insertedID { return .inserted(id: insertedID) }
+            if let existing = try connection.queryInt64(
+                "SELECT id FROM notifications WHERE jti = $1", [verified.jti])
+            {
+                return .duplicateJTI(existingID: existing)
+            }
+            if let existing = try connection.queryInt64(
+                "SELECT id FROM notifications WHERE app = $1 AND sub = $2 AND type = $3 AND event_time_ms = $4",
+                [new.app, event.subject, type, event.eventTime.millisecondsSinceEpoch])
+            {
+                return .duplicateEvent(existingID: existing)
+            }
+            throw PostgresError(
+                sqlState: "23505", message: "notification was neither inserted nor found under its unique keys")
+        }
+    }
+
+    // MARK: Rejections
+
+    func insertRejection(_ rejection: NewRejection) throws(StoreError) {
+        try postgres {
+            _ = try connection.query(
+                """
+                INSERT INTO rejections (reason, received_at_ms, body_size, body_sha256, audience, source)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                """,
+                [
+                    rejection.reason.rawValue, rejection.receivedAt.millisecondsSinceEpoch, rejection.bodySize,
+                    rejection.bodySHA256, rejection.audience, rejection.source,
+                ])
+        }
+    }
+
+    func rejectionCount() throws(StoreError) -> Int {
+        try postgres { Int(try connection.queryInt64("SELECT count(*) FROM rejections") ?? 0) }
+    }
+
+    func rejections(limit: Int) throws(StoreError) -> [StoredRejection] {
+        try postgres { () throws -> [StoredRejection] in
+            try connection.query(
+                """
+                SELECT id, reason, received_at_ms, body_size, body_sha256, audience, source
+                FROM rejections ORDER BY id DESC LIMIT $1
+                """, [max(0, limit)]
+            ).map { row in
+                // A reason this build does not know (written by a newer one) reads as the generic one.
+                let reason = ReasonCode(rawValue: row.text(1)) ?? .malformedBody
+                let rejection = NewRejection(
+                    reason: reason, receivedAt: Instant(millisecondsSinceEpoch: row.int64(2)),
+                    bodySize: row.int(3), bodySHA256: row.text(4), audience: row.optionalText(5),
+                    source: row.text(6))
+                return StoredRejection(id: row.int64(0), rejection: rejection)
+            }
+        }
+    }
+
+    // MARK: Heartbeats
+
+    func recordHeartbeat(instance: String, at instant: Instant) throws(StoreError) {
+        try postgres {
+            _ = try connection.query(
+                "INSERT INTO heartbeats (instance, at_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                [instance, instant.millisecondsSinceEpoch])
+        }
+    }
+
+    func heartbeats(from start: Instant, to end: Instant) throws(StoreError) -> [Heartbeat] {
+        try postgres {
+            try connection.query(
+                "SELECT instance, at_ms FROM heartbeats WHERE at_ms >= $1 AND at_ms < $2 ORDER BY at_ms, instance",
+                [start.millisecondsSinceEpoch, end.millisecondsSinceEpoch]
+            ).map { Heartbeat(instance: $0.text(0), at: Instant(millisecondsSinceEpoch: $0.int64(1))) }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import CLibPQ
+import Glibc
+
+/// One libpq connection with its prepared-statement cache.
+///
+/// `@unchecked Sendable` because a `PGconn` must not be used by two threads at once
+/// (https://www.postgresql.org/docs/15/libpq-threading.html): a connection is opened on the caller's thread
+/// and then handed over to exactly one owner thread of the pool, which is the only code that touches it
+/// until it is closed. The hand-over is ordered by the thread start.
+final class PostgresConnection: @unchecked Sendable {
+    private let url: String
+    private let schema: String?
+    private let connectTimeoutSeconds: Int
+    private var handle: OpaquePointer?
+    /// SQL text to the name of its server-side prepared statement. Only constant SQL belongs here: values
+    /// are always bound, never interpolated, so the cache stays small.
+    private var statements: [String: String] = [:]
+
+    /// Connects to `url` (a `postgres://` or `postgresql://` URI, https://www.postgresql.org/docs/15/libpq-connect.html
+    /// §34.1.1). TLS, certificates and timeouts follow the URI's own parameters (`sslmode=verify-full` ...).
+    ///
+    /// - Parameter schema: when given, every statement resolves names in that schema first (`search_path`).
+    init(url: String, schema: String?, connectTimeoutSeconds: Int) throws(PostgresError) {
+        self.url = url
+        self.schema = schema
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+        try connect()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Opens a fresh session: used at start and to replace a broken one (a new session loses prepared
+    /// statements and settings, so both are set up again here).
+    private func connect() throws(PostgresError) {
+        close()
+        // Later entries override earlier ones; `dbname` expands the URI, so the URI can override the
+        // timeout and the application name but not the encoding this code relies on.
+        let parameters: [(String, String)] = [
+            ("connect_timeout", String(connectTimeoutSeconds)),
+            ("fallback_application_name", "lifecycle"),
+            ("dbname", url),
+            ("client_encoding", "UTF8"),
+        ]
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            for pointer in keywords + values { free(pointer) }
+        }
+        let connection = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordList in
+            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valueList in
+                PQconnectdbParams(keywordList.baseAddress, valueList.baseAddress, 1)
+            }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.flatMap { PQerrorMessage($0) }.map { String(cString: $0) } ?? "out of memory"
+            PQfinish(connection)
+            throw PostgresError(
+                sqlState: "08001",
+                message: "cannot connect to PostgreSQL: "
+                    + message.split(whereSeparator: \.isNewline).joined(separator: " "))
+        }
+        handle = connection
+        do {
+            _ = try query("SELECT set_config('bytea_output', 'hex', false)")
+            if let schema {
+                _ = try query("SELECT set_config('search_path', $1, false)", ["\"\(schema)\""])
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Closes the session and forgets its prepared statements.
+    func close() {
+        statements.removeAll()
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// True when the session is gone (server restart, network failure): a new one is needed.
+    var isBroken: Bool {
+        guard let handle else { return true }
+        return PQstatus(handle) != CONNECTION_OK
+    }
+
+    /// Replaces a broken session by a new one.
+    func reconnect() throws(PostgresError) {
+        try connect()
+    }
+
+    /// True when a transaction is open and has failed (every statement until ROLLBACK is refused).
+    var isInFailedTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
+    private func openHandle(sql: String?) throws(PostgresError) -> OpaquePointer {
+        guard let handle else { throw PostgresError(sqlState: "08003", message: "connection is closed", sql: sql) }
+        return handle
+    }
+
+    // MARK: Statements
+
+    /// Runs a statement without parameters through the simple query protocol and returns its command tag
+    /// (`COMMIT`, or `ROLLBACK` when a failed transaction was asked to commit). For transaction control and
+    /// schema scripts (several `;`-separated statements) only.
+    @discardableResult
+    func execute(_ sql: String) throws(PostgresError) -> String {
+        let handle = try openHandle(sql: sql)
+        guard let result = PQexec(handle, sql) else {
+            throw PostgresError(result: nil, connection: handle, sql: sql)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        return PQcmdStatus(result).map { String(cString: $0) } ?? ""
+    }
+
+    /// Runs one parameterised statement (prepared once per session, https://www.postgresql.org/docs/15/sql-prepare.html)
+    /// and returns its rows. Parameter types are inferred by the server from the statement; SQL that leaves
+    /// a parameter's type open casts it (`$1::bigint`).
+    func query(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> [PostgresRow] {
+        let handle = try openHandle(sql: sql)
+        let name = try prepared(sql, handle: handle)
+        let cValues: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
+            switch argument.postgresValue {
+            case .text(let text): strdup(text)
+            case .null: nil
+            }
+        }
+        defer {
+            for pointer in cValues { free(pointer) }
+        }
+        let result = cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+        }
+        guard let result else { throw PostgresError(result: nil, connection: handle, sql: sql) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        var rows: [PostgresRow] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, column) != 0 {
+                    values.append(nil)
+                } else {
+                    values.append(String(cString: PQgetvalue(result, row, column)))
+                }
+            }
+            rows.append(PostgresRow(values: values))
+        }
+        return rows
+    }
+
+    /// The first column of the first row, if any.
+    func queryInt64(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int64? {
+        try query(sql, arguments).first?.optionalInt64(0)
+    }
+
+    func queryText(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> String? {
+        try query(sql, arguments).first?.optionalText(0)
+    }
+
+    private func prepared(_ sql: String, handle: OpaquePointer) throws(PostgresError) -> String {
+        if let name = statements[sql] { return name }
+        let name = "lifecycle_\(statements.count)"
+        guard let result = PQprepare(handle, name, sql, 0, nil) else {
+            throw PostgresError(result: nil, connection: handle, sql: sql)
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        statements[sql] = name
+        return name
+    }
+}

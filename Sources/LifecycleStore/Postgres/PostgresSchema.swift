@@ -1,0 +1,141 @@
+/// The PostgreSQL schema: the same ordered steps, with the same versions and names, as ``SQLiteSchema``, in
+/// PostgreSQL's dialect. A step added to one list is added to the other under the same version and name.
+///
+/// Dialect choices, the same for every table:
+/// - ids are `BIGINT GENERATED ALWAYS AS IDENTITY` (https://www.postgresql.org/docs/15/sql-createtable.html);
+/// - times are `BIGINT` milliseconds since the epoch, like SQLite's INTEGER (``Instant``);
+/// - flags are `BOOLEAN`, blobs `BYTEA`;
+/// - `sub` and state names are `COLLATE "C"`: compared and ordered by bytes, as SQLite's BINARY collation and
+///   LifecycleCore's subject order do, whatever the database's locale.
+enum PostgresSchema {
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "inbox", sql: inbox),
+        Migration(version: 2, name: "rejections", sql: rejections),
+        Migration(version: 3, name: "heartbeats", sql: heartbeats),
+        Migration(version: 4, name: "accounts", sql: accounts),
+        Migration(version: 5, name: "account-history", sql: accountHistory),
+        Migration(version: 6, name: "outbox", sql: outbox),
+    ]
+
+    /// See ``SQLiteSchema/inbox``.
+    static let inbox = """
+        CREATE TABLE notifications (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C" NOT NULL,
+            jti TEXT COLLATE "C" NOT NULL UNIQUE,
+            audience TEXT NOT NULL,
+            issuer TEXT NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            type TEXT COLLATE "C" NOT NULL,
+            event_time_ms BIGINT NOT NULL,
+            is_private_email BOOLEAN,
+            email TEXT,
+            issued_at_ms BIGINT NOT NULL,
+            expires_at_ms BIGINT,
+            key_id TEXT NOT NULL,
+            accepted_expired BOOLEAN NOT NULL,
+            received_at_ms BIGINT NOT NULL,
+            body_sha256 TEXT NOT NULL,
+            raw_jws TEXT,
+            source TEXT NOT NULL,
+            UNIQUE (app, sub, type, event_time_ms)
+        );
+        CREATE INDEX notifications_received_at ON notifications (received_at_ms);
+        """
+
+    /// See ``SQLiteSchema/rejections``.
+    static let rejections = """
+        CREATE TABLE rejections (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            reason TEXT NOT NULL,
+            received_at_ms BIGINT NOT NULL,
+            body_size BIGINT NOT NULL CHECK (body_size >= 0),
+            body_sha256 TEXT NOT NULL,
+            audience TEXT,
+            source TEXT NOT NULL
+        );
+        CREATE INDEX rejections_received_at ON rejections (received_at_ms);
+        """
+
+    /// See ``SQLiteSchema/heartbeats``. One row per (instance, instant), so several instances on one
+    /// database each leave their own proof of life.
+    static let heartbeats = """
+        CREATE TABLE heartbeats (
+            instance TEXT COLLATE "C" NOT NULL,
+            at_ms BIGINT NOT NULL,
+            PRIMARY KEY (instance, at_ms)
+        );
+        CREATE INDEX heartbeats_at ON heartbeats (at_ms);
+        """
+
+    /// See ``SQLiteSchema/accounts``. The primary key is in byte order, so keyset paging by `sub` is an
+    /// index range scan.
+    static let accounts = """
+        CREATE TABLE accounts (
+            app TEXT COLLATE "C" NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            state TEXT COLLATE "C" NOT NULL CHECK (state IN ('linked', 'email-off', 'consent-revoked', 'deleted')),
+            last_applied_event_time_ms BIGINT NOT NULL,
+            email_forwarding BOOLEAN NOT NULL,
+            email_forwarding_event_time_ms BIGINT,
+            email_forwarding_input TEXT,
+            access_event_time_ms BIGINT,
+            access_input TEXT,
+            created_at_ms BIGINT NOT NULL,
+            updated_at_ms BIGINT NOT NULL,
+            deleted_at_ms BIGINT,
+            deleted_by TEXT,
+            apple_token BYTEA,
+            PRIMARY KEY (app, sub)
+        );
+        CREATE INDEX accounts_state ON accounts (app, state);
+        """
+
+    /// See ``SQLiteSchema/accountHistory``.
+    static let accountHistory = """
+        CREATE TABLE account_history (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C" NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            input_kind TEXT NOT NULL,
+            identity TEXT NOT NULL,
+            event_time_ms BIGINT NOT NULL,
+            received_at_ms BIGINT NOT NULL,
+            disposition TEXT NOT NULL CHECK (disposition IN ('applied', 'stale', 'duplicate', 'ignored')),
+            reason TEXT,
+            from_state TEXT COLLATE "C",
+            to_state TEXT COLLATE "C" NOT NULL,
+            effects TEXT NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('notification', 'replay', 'admin', 'reconciler')),
+            notification_id BIGINT REFERENCES notifications (id)
+        );
+        CREATE INDEX account_history_account ON account_history (app, sub, id);
+        CREATE INDEX account_history_notification ON account_history (notification_id)
+            WHERE notification_id IS NOT NULL;
+        """
+
+    /// See ``SQLiteSchema/outbox``. The partial indexes serve the same two questions; claims lock the rows
+    /// they lease with `FOR UPDATE SKIP LOCKED` (``PostgresAccess/claimOutbox(now:owner:leaseUntil:limit:)``).
+    static let outbox = """
+        CREATE TABLE outbox (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C" NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+            attempts BIGINT NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            created_at_ms BIGINT NOT NULL,
+            available_at_ms BIGINT NOT NULL,
+            lease_owner TEXT,
+            leased_until_ms BIGINT,
+            last_attempt_at_ms BIGINT,
+            last_error TEXT,
+            last_status_code BIGINT,
+            delivered_at_ms BIGINT
+        );
+        CREATE INDEX outbox_pending_account ON outbox (app, sub, id) WHERE status = 'pending';
+        CREATE INDEX outbox_pending_due ON outbox (available_at_ms, id) WHERE status = 'pending';
+        CREATE INDEX outbox_status ON outbox (status, id);
+        """
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// ``Store/withExclusiveLock(named:_:)`` for SQLite: an advisory `flock(2)` on a small file next to the
+/// database (`<database>.lock-<name>`). A SQLite file is only ever shared by processes on one machine, so a
+/// file lock reaches every one of them; the kernel drops it when the process exits, however it exits, so no
+/// expiry is needed; and it needs no schema change. Locks taken through two `open` calls exclude each other
+/// even inside one process (https://man7.org/linux/man-pages/man2/flock.2.html), so two stores opened on one
+/// file in one process also exclude each other. The lock file itself stays, like SQLite's `-wal` file.
+enum SQLiteExclusiveLock {
+    /// The lock file for `name`: bytes outside `[A-Za-z0-9_-]` are written as `%XX`, so any name maps to
+    /// one file name and no name can climb out of the directory.
+    static func path(database: String, name: String) -> String {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return database + ".lock-" + String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Takes the lock without waiting; the descriptor holding it, or nil when another holder has it.
+    static func tryAcquire(database: String, name: String) throws(StoreError) -> Int32? {
+        let file = path(database: database, name: name)
+        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError.unavailable("cannot open the lock file \(file) (errno \(errno))")
+        }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
+        let code = errno
+        close(descriptor)
+        guard code == EWOULDBLOCK else {
+            throw StoreError.unavailable("cannot lock \(file) (errno \(code))")
+        }
+        return nil
+    }
+
+    /// Closing the descriptor releases the lock.
+    static func release(_ descriptor: Int32) {
+        close(descriptor)
+    }
+}
+
+extension SQLiteStore {
+    public func withExclusiveLock<T: Sendable>(
+        named name: String, _ body: @Sendable () async throws -> T
+    ) async throws -> T? {
+        guard let descriptor = try SQLiteExclusiveLock.tryAcquire(database: path, name: name) else { return nil }
+        defer { SQLiteExclusiveLock.release(descriptor) }
+        return try await body()
+    }
+}
