@@ -37,7 +37,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
 
     /// Few connections per store: many tests run at once against one server.
     static func postgresConfiguration(schema: String) -> PostgresStoreConfiguration {
-        PostgresStoreConfiguration(connectionCount: 3, schema: schema, reconnectInitialDelayMilliseconds: 20)
+        PostgresStoreConfiguration(connectionCount: 2, schema: schema, reconnectInitialDelayMilliseconds: 20)
     }
 
     /// `lifecycle_test_` and the directory's UUID in lower-case hex: unique per location, a valid schema name.

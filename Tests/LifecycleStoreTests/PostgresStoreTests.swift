@@ -1,0 +1,147 @@
+import LifecycleCore
+import Testing
+
+@testable import LifecycleStore
+
+/// What only the PostgreSQL store has to show: several instances on one database, reconnection, schema
+/// versions, and errors that keep the connection URL's secrets. Skipped without `LIFECYCLE_TEST_POSTGRES_URL`.
+@Suite(
+    "PostgreSQL store",
+    .enabled(if: StoreFactory.postgres != nil, "LIFECYCLE_TEST_POSTGRES_URL is not set"))
+struct PostgresStoreTests {
+    private var factory: StoreFactory { StoreFactory.postgres! }
+    private var url: String { StoreFactory.postgresURL! }
+
+    @Test("two instances claiming at once lease every due message exactly once")
+    func twoInstancesClaimOnce() async throws {
+        let accounts = 120
+        let t0 = Fixtures.receivedAt
+        try await withStoreLocation(factory) { location in
+            let first = try await factory.open(location)
+            let second = try await factory.open(location)
+            try await first.write { writer in
+                for account in 0..<accounts {
+                    try writer.enqueueOutbox(Fixtures.outboxMessage(subject: "sub-\(account)", availableAt: t0))
+                }
+            }
+            // Nobody completes: every lease stays live, so a message claimed twice would be a double lease.
+            let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for runner in 0..<8 {
+                    let store = runner.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let claimed = try await store.write {
+                                try $0.claimOutbox(
+                                    now: t0, owner: "runner-\(runner)", leaseUntil: t0.adding(seconds: 600), limit: 4)
+                            }
+                            if claimed.isEmpty { return mine }
+                            mine += claimed.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let leased = try await second.read { try $0.outbox(status: .pending, limit: accounts + 1) }
+            await first.close()
+            await second.close()
+            let claimed = claims.flatMap { $0 }
+            #expect(claimed.count == accounts)
+            #expect(Set(claimed).count == accounts, "no message was leased twice")
+            #expect(claims.filter { !$0.isEmpty }.count > 1, "the work was shared")
+            #expect(leased.allSatisfy { $0.attempts == 1 && $0.leaseOwner != nil })
+        }
+    }
+
+    @Test("a connection the server dropped is replaced and the next call succeeds")
+    func reconnectsAfterServerDropsConnections() async throws {
+        try await withStoreLocation(factory) { location in
+            let schema = StoreFactory.postgresSchema(for: location)
+            // A name of its own, so only this store's sessions are ended.
+            let name = "reconnect_" + schema
+            let store = try await PostgresStore.open(
+                url: url + (url.contains("?") ? "&" : "?") + "application_name=" + name,
+                configuration: StoreFactory.postgresConfiguration(schema: schema))
+            try await store.write { try $0.recordHeartbeat(instance: "a", at: Fixtures.receivedAt) }
+            let url = self.url
+            let terminated = try await PostgresBlocking.run { () throws(StoreError) -> Int64 in
+                do {
+                    let admin = try PostgresConnection(url: url, schema: nil, connectTimeoutSeconds: 5)
+                    defer { admin.close() }
+                    return try admin.queryInt64(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                        [name]) ?? 0
+                } catch {
+                    throw StoreError(convertingPostgres: error)
+                }
+            }
+            #expect(terminated == Int64(StoreFactory.postgresConfiguration(schema: schema).connectionCount))
+            for index in 1...6 {
+                try await store.write {
+                    try $0.recordHeartbeat(instance: "a", at: Fixtures.receivedAt.adding(seconds: Int64(index)))
+                }
+            }
+            let count = try await store.read {
+                try $0.heartbeats(from: Fixtures.receivedAt, to: Fixtures.receivedAt.adding(seconds: 60)).count
+            }
+            await store.close()
+            #expect(count == 7)
+        }
+    }
+
+    @Test("a schema migrated by a newer build is refused")
+    func refusesNewerSchema() async throws {
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
+            await store.close()
+            let schema = StoreFactory.postgresSchema(for: location)
+            try await PostgresBlocking.run { () throws(StoreError) in
+                do {
+                    let admin = try PostgresConnection(url: url, schema: schema, connectTimeoutSeconds: 5)
+                    defer { admin.close() }
+                    _ = try admin.query(
+                        "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, 'from-the-future', 0)",
+                        [PostgresStore.schemaVersion + 1])
+                } catch {
+                    throw StoreError(convertingPostgres: error)
+                }
+            }
+            await #expect(
+                throws: StoreError.schemaTooNew(
+                    found: PostgresStore.schemaVersion + 1, supported: PostgresStore.schemaVersion)
+            ) {
+                _ = try await factory.open(location)
+            }
+        }
+    }
+
+    @Test("a server that cannot be reached fails as unavailable without repeating the password")
+    func unreachableServer() async throws {
+        let secret = "s3cret-pass"
+        do {
+            _ = try await PostgresStore.open(
+                url: "postgres://lifecycle:\(secret)@127.0.0.1:1/lifecycle?connect_timeout=2",
+                configuration: PostgresStoreConfiguration(connectionCount: 1))
+            Issue.record("opened a store on a closed port")
+        } catch {
+            guard case .unavailable(let message) = error else {
+                Issue.record("expected unavailable, got \(error)")
+                return
+            }
+            #expect(!message.contains(secret))
+            #expect(message.contains("cannot connect"))
+        }
+    }
+}
+
+/// Needs no server: which storage URLs the PostgreSQL store takes.
+@Suite("PostgreSQL URLs")
+struct PostgresURLTests {
+    @Test("URLs select PostgreSQL by their scheme only")
+    func acceptsPostgresURLs() {
+        #expect(PostgresStore.accepts(url: "postgres://db.internal/lifecycle?sslmode=verify-full"))
+        #expect(PostgresStore.accepts(url: "postgresql://u@localhost:5432/x"))
+        #expect(!PostgresStore.accepts(url: "sqlite:var/lifecycle.sqlite"))
+        #expect(!PostgresStore.accepts(url: "mysql://db/lifecycle"))
+    }
+}
