@@ -20,7 +20,10 @@ struct MigrateCommand: LifecycleCommand {
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let store = try await ServiceContext.openStore(configuration.storage)
         await store.close()
-        io.print("\(configuration.storage.url): schema version \(SQLiteStore.schemaVersion)")
+        let version =
+            PostgresStore.accepts(url: configuration.storage.url)
+            ? PostgresStore.schemaVersion : SQLiteStore.schemaVersion
+        io.print("\(configuration.storage.redactedURL): schema version \(version)")
         return ExitStatus.success
     }
 }

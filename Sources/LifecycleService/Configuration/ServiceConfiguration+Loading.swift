@@ -46,11 +46,13 @@ extension ServiceConfiguration {
         try storageReader.allow(["url", "busyTimeoutMilliseconds", "maxBatch"])
         var storageURL = try storageReader.string(
             "url", default: "sqlite:var/lifecycle.sqlite", fix: "use sqlite:PATH, e.g. sqlite:var/lifecycle.sqlite")
-        guard storageURL.hasPrefix("sqlite:") else {
+        if storageURL.hasPrefix("sqlite:") {
+            storageURL = "sqlite:" + resolve(String(storageURL.dropFirst("sqlite:".count)))
+        } else if !storageURL.hasPrefix("postgres://") && !storageURL.hasPrefix("postgresql://") {
             throw storageReader.error(
-                "url", "unsupported storage URL scheme", fix: "use sqlite:PATH (PostgreSQL is not available yet)")
+                "url", "unsupported storage URL scheme",
+                fix: "use sqlite:PATH or postgres://USER@HOST/DATABASE (password from LIFECYCLE_DATABASE_URL)")
         }
-        storageURL = "sqlite:" + resolve(String(storageURL.dropFirst("sqlite:".count)))
         let storage = StorageConfiguration(
             url: storageURL,
             busyTimeoutMilliseconds: Int(

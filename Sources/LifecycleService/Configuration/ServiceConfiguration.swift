@@ -25,7 +25,9 @@ public struct ServiceConfiguration: Sendable {
 }
 
 public struct StorageConfiguration: Sendable {
-    /// `sqlite:PATH` (the default, `sqlite:var/lifecycle.sqlite`). Overridden by `LIFECYCLE_DATABASE_URL`.
+    /// `sqlite:PATH` (the default, `sqlite:var/lifecycle.sqlite`) or a PostgreSQL URL (`postgres://` or
+    /// `postgresql://`, libpq's URI form). Overridden by `LIFECYCLE_DATABASE_URL`. May hold a password: show
+    /// ``redactedURL`` instead.
     public var url: String
     /// How long a writer waits for a lock held by another process before failing.
     public var busyTimeoutMilliseconds: Int
@@ -35,6 +37,30 @@ public struct StorageConfiguration: Sendable {
     /// The SQLite file path, when the URL names one.
     public var sqlitePath: String? {
         url.hasPrefix("sqlite:") ? String(url.dropFirst("sqlite:".count)) : nil
+    }
+
+    /// The URL as logs and command output may show it: a PostgreSQL password, in the user part or as a
+    /// `password=` parameter (https://www.postgresql.org/docs/15/libpq-connect.html §34.1.1.2), reads `***`.
+    public var redactedURL: String {
+        guard let scheme = url.range(of: "://") else { return url }
+        var rest = Substring(url[scheme.upperBound...])
+        var result = String(url[..<scheme.upperBound])
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") {
+            let user = authority[..<at]
+            result += user.firstIndex(of: ":").map { user[..<$0] + ":***" } ?? String(user)
+            result += authority[at...]
+        } else {
+            result += authority
+        }
+        rest = rest[authorityEnd...]
+        guard let query = rest.firstIndex(of: "?") else { return result + rest }
+        result += rest[...query]
+        let parameters = rest[rest.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+        result += parameters.map { $0.lowercased().hasPrefix("password=") ? "password=***" : String($0) }
+            .joined(separator: "&")
+        return result
     }
 }
 

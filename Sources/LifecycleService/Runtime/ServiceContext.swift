@@ -102,10 +102,13 @@ public final class ServiceContext: Sendable {
     }
 
     static func openStore(_ storage: StorageConfiguration) async throws -> any Store {
+        if PostgresStore.accepts(url: storage.url) {
+            return try await PostgresStore.open(url: storage.url)
+        }
         guard let path = storage.sqlitePath else {
             throw ConfigurationError(
                 file: "configuration", field: "storage.url", problem: "unsupported storage URL",
-                fix: "use sqlite:PATH")
+                fix: "use sqlite:PATH or postgres://USER@HOST/DATABASE")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

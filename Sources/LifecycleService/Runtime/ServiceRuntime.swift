@@ -108,7 +108,7 @@ public final class ServiceRuntime: Sendable {
             [
                 ("public", .string("\(context.configuration.publicListener.host):\(publicPort ?? 0)")),
                 ("path", .string(context.configuration.publicListener.notificationPath)),
-                ("store", .string(context.configuration.storage.url)), ("instance", .string(instanceID)),
+                ("store", .string(context.configuration.storage.redactedURL)), ("instance", .string(instanceID)),
             ])
         startBackground { [self] in await heartbeatLoop() }
         startBackground { [outbox] in await outbox.run() }
