@@ -3,9 +3,9 @@ SWIFT ?= swift
 DEV_DIR ?= var/dev
 CONFIG ?= $(DEV_DIR)/lifecycle.json
 LIFECYCLE := .build/debug/lifecycle
-APT_PACKAGES := libsqlite3-dev libssl-dev pkg-config
+APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
-.PHONY: run test build release deps lint format dev-setup clean
+.PHONY: run test test-sqlite build release deps lint format dev-setup clean
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -37,11 +37,18 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-## The whole suite: format lint, then every test target.
+## The whole suite: format lint, then every test target, the store suite against SQLite and against a
+## throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses LIFECYCLE_TEST_POSTGRES_URL when set).
 test: deps
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/with-postgres.sh $(SWIFT) test --skip-build
+
+## The same suite without PostgreSQL: the PostgreSQL store tests are skipped.
+test-sqlite: deps
+	$(MAKE) lint
+	$(SWIFT) build --build-tests
+	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build
 
 clean:
 	rm -rf .build var

@@ -19,6 +19,8 @@ struct IngestBenchmark {
         var duration: Duration = .seconds(10)
         var bodyCount = 120_000
         var directory: String?
+        /// A storage URL to use instead of `sqlite:bench.sqlite` in the work directory (`--store`).
+        var storeURL: String?
     }
 
     struct Report {
@@ -72,7 +74,7 @@ struct IngestBenchmark {
         try Data(try pair.jwks().encoded()).write(to: URL(fileURLWithPath: jwksPath))
         let clientID = "com.example.bench"
         let config: JSONValue = [
-            "storage": ["url": "sqlite:bench.sqlite"],
+            "storage": ["url": .string(options.storeURL ?? "sqlite:bench.sqlite")],
             "public": ["host": "127.0.0.1", "port": 0],
             "admin": ["enabled": false],
             "apple": ["jwks": "jwks.json"],
@@ -117,7 +119,7 @@ struct IngestBenchmark {
         await runtime.stop()
 
         progress("checking every acknowledged notification is in the database …")
-        let store = try await SQLiteStore.open(path: directory + "/bench.sqlite")
+        let store = try await ServiceContext.openStore(configuration.storage)
         let acknowledgedJTIs = acknowledged.withLock { $0 }.map { bodies[$0].jti }
         let missing = try await store.read { reader in
             try acknowledgedJTIs.reduce(0) { count, jti in try reader.notification(jti: jti) == nil ? count + 1 : count

@@ -5,7 +5,8 @@ struct BenchCommand: LifecycleCommand {
     static let name = "bench"
     static let summary = "run the project's benchmarks (ingest)"
     static let help = """
-        usage: lifecycle bench ingest [--connections K] [--duration SECONDS] [--bodies N] [--keep DIR] [--json]
+        usage: lifecycle bench ingest [--connections K] [--duration SECONDS] [--bodies N] [--keep DIR]
+                                      [--store URL] [--json]
 
         ingest: generates a stand-in Apple key, signs N unique notifications, starts the real service on
         127.0.0.1 with a fresh SQLite file, drives it closed-loop over K keep-alive connections for the
@@ -19,6 +20,8 @@ struct BenchCommand: LifecycleCommand {
           --bodies N          unique notifications to pre-sign (default 120000; the run stops early if
                               they run out)
           --keep DIR          work in DIR and keep the database and server log there
+          --store URL         the store to ingest into instead of a fresh SQLite file, e.g. a scratch
+                              PostgreSQL database: postgres://USER@HOST/DATABASE (rows are added to it)
           --json              print the report as JSON
         """
 
@@ -44,6 +47,7 @@ struct BenchCommand: LifecycleCommand {
         }
         if let bodies = try arguments.integerOption("--bodies", range: 1...10_000_000) { options.bodyCount = bodies }
         options.directory = try arguments.option("--keep")
+        options.storeURL = try arguments.option("--store")
         let json = arguments.flag("--json")
         _ = try arguments.option("--config")
         guard let benchmark = try arguments.positionals(max: 1).first else {

@@ -64,6 +64,9 @@ final class PostgresConnection: @unchecked Sendable {
         handle = connection
         do {
             _ = try query("SELECT set_config('bytea_output', 'hex', false)")
+            // NOTICEs (`DROP ... CASCADE`, `IF NOT EXISTS` skips) would go to stderr through libpq's default
+            // notice processor; warnings and errors still do.
+            _ = try query("SELECT set_config('client_min_messages', 'warning', false)")
             if let schema {
                 _ = try query("SELECT set_config('search_path', $1, false)", ["\"\(schema)\""])
             }
