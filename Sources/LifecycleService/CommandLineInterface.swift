@@ -5,7 +5,7 @@ import Foundation
 public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
-        BenchCommand.self, DevSetupCommand.self,
+        BenchCommand.self, DevSetupCommand.self, PolicyCommand.self, JobsCommand.self,
     ]
 
     static var overview: String {

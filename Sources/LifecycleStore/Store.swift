@@ -82,6 +82,9 @@ public protocol StoreReader {
     func erasureStepCounts() throws -> [ErasureStepCount]
     /// Jobs not completed nor cancelled whose deadline is before `now`.
     func overdueErasureJobCount(now: Instant) throws -> Int
+    /// How many of the service's own copies of one account's personal data remain: inbox rows still holding
+    /// an e-mail or raw JWS (`relayEmail`), and a stored Apple token (`appleTokens`). 0 proves a scrub.
+    func remainingSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
 }
 
 /// Changes available inside ``Store/write(_:)``.
@@ -175,6 +178,13 @@ public protocol StoreWriter: StoreReader {
     func retryErasureJob(id: Int64, now: Instant) throws -> Int
     /// Cancels every unfinished job of the account whose rule says `cancelIfRelinked` (``ErasureJob``'s own
     /// rule), recording `reason`; returns the ids cancelled.
+    /// Scrubs the service's own copies of one account's personal data (the erasure job's `self` step):
+    /// `relayEmail` sets the inbox rows' `email` and `raw_jws` to NULL, `appleTokens` drops the stored token.
+    /// The account row and its history stay as the tombstone (state, dates, which policy erased it), so the
+    /// account stays deleted and a report can still prove when and under which rule.
+    /// - Returns: how many copies were removed.
+    @discardableResult
+    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
     @discardableResult
     func cancelErasureJobsForRelink(app: String, subject: String, at instant: Instant, reason: String) throws
         -> [Int64]

@@ -127,8 +127,7 @@ extension SQLiteAccess {
         try sqlite { try loadJob(id: id) }
     }
 
-    func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob]
-    {
+    func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob] {
         try sqlite { () throws -> [StoredErasureJob] in
             let after = afterID ?? Int64.min
             if let status {
@@ -246,7 +245,10 @@ extension SQLiteAccess {
                     LIMIT ?5)
                 RETURNING job_id, ordinal
                 """,
-                [owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget, limit]
+                [
+                    owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
+                    limit,
+                ]
             ) { row in
                 claimed.append((row.int64(0), row.int(1)))
             }
@@ -331,6 +333,57 @@ extension SQLiteAccess {
                 cancelled.append(stored.id)
             }
             return cancelled
+        }
+    }
+
+    // MARK: The service's own copies
+
+    func remainingSubjectCopies(
+        app: String, subject: String, relayEmail: Bool, appleTokens: Bool
+    ) throws(StoreError) -> Int {
+        try sqlite { () throws -> Int in
+            var remaining = 0
+            if relayEmail {
+                remaining += Int(
+                    try connection.queryInt64(
+                        """
+                        SELECT count(*) FROM notifications
+                        WHERE app = ? AND sub = ? AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                        """, [app, subject]) ?? 0)
+            }
+            if appleTokens {
+                remaining += Int(
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM accounts WHERE app = ? AND sub = ? AND apple_token IS NOT NULL",
+                        [app, subject]) ?? 0)
+            }
+            return remaining
+        }
+    }
+
+    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws(StoreError)
+        -> Int
+    {
+        try sqlite { () throws -> Int in
+            var scrubbed = 0
+            if relayEmail {
+                try connection.forEachRow(
+                    """
+                    UPDATE notifications SET email = NULL, raw_jws = NULL
+                    WHERE app = ? AND sub = ? AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                    RETURNING 1
+                    """, [app, subject]
+                ) { _ in scrubbed += 1 }
+            }
+            if appleTokens {
+                try connection.forEachRow(
+                    """
+                    UPDATE accounts SET apple_token = NULL WHERE app = ? AND sub = ? AND apple_token IS NOT NULL
+                    RETURNING 1
+                    """, [app, subject]
+                ) { _ in scrubbed += 1 }
+            }
+            return scrubbed
         }
     }
 }
