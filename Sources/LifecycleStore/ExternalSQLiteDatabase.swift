@@ -1,4 +1,5 @@
 import CSQLite
+import CShims
 
 /// An application's own SQLite database, opened only to erase one user's rows (an erasure job's `sqlite`
 /// target, DESIGN.md §7). Not the service's store: no migrations, no pragmas beyond a busy timeout, and the
@@ -94,9 +95,8 @@ public final class ExternalSQLiteDatabase {
                         code: "sqlite-parameter", message: "unknown parameter \(name); only :sub is bound",
                         isTransient: false)
                 }
-                // SQLITE_TRANSIENT (-1) makes SQLite copy the bytes before this call returns.
-                let bound = sqlite3_bind_text(
-                    statement, index, value, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                // The shim binds with SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
+                let bound = shim_sqlite3_bind_text(statement, index, value, -1)
                 guard bound == SQLITE_OK else { throw failure("sqlite-parameter", bound) }
             }
         }
