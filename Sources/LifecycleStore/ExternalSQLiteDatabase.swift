@@ -24,10 +24,12 @@ public final class ExternalSQLiteDatabase {
 
     private var handle: OpaquePointer?
 
-    /// Opens an existing file read-write.
-    public init(path: String, busyTimeoutMilliseconds: Int32) throws(Failure) {
+    /// Opens an existing file read-write; with `create`, creates it when missing (fixtures and tools only: an
+    /// erasure target must never create the database it is meant to erase from).
+    public init(path: String, busyTimeoutMilliseconds: Int32, create: Bool = false) throws(Failure) {
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(connection)
