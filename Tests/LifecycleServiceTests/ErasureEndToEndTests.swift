@@ -67,6 +67,16 @@ struct ErasureEndToEndTests {
         #expect(metrics.contains("lifecycle_erasure_completion_seconds_count 1"))
         #expect(metrics.contains("lifecycle_erasure_jobs_overdue 0"))
         #expect(!harness.log.contains(subject) && !harness.log.contains(relay), "logs hold pseudonyms only")
+
+        let (io, output, _) = CommandIO.capturing()
+        let exit = await CommandLineInterface.run(
+            arguments: ["jobs", "list", "--status", "completed", "--json", "--config", harness.configurationFile],
+            io: io)
+        #expect(exit == 0)
+        let listed = output().split(separator: "\n").compactMap { JSONValue.parseIfValid(Array($0.utf8)) }
+        #expect(listed.map { $0["id"]?.integerValue } == [job.id])
+        #expect(listed.first?["steps"]?.arrayValue?.first?["rows_affected"]?.integerValue == 3)
+        #expect(!output().contains(subject), "accounts are listed by pseudonym")
         await harness.stop()
     }
 
