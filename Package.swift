@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "LifecycleService",
             dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleStore", "HTTP"],
-            swiftSettings: strict),
+            resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
 
         .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
 

@@ -33,6 +33,9 @@ const int shim_TLS1_VERSION = TLS1_VERSION;
 const int shim_TLS1_1_VERSION = TLS1_1_VERSION;
 const int shim_TLS1_2_VERSION = TLS1_2_VERSION;
 const int shim_TLS1_3_VERSION = TLS1_3_VERSION;
+const uint64_t shim_SSL_OP_IGNORE_UNEXPECTED_EOF = SSL_OP_IGNORE_UNEXPECTED_EOF;
+const int shim_MBSTRING_ASC = MBSTRING_ASC;
+long shim_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
 int shim_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -5,7 +5,8 @@ import Foundation
 public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
-        BenchCommand.self, DevSetupCommand.self, PolicyCommand.self, JobsCommand.self,
+        BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
+        JobsCommand.self,
     ]
 
     static var overview: String {

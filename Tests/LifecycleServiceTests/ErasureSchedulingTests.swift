@@ -89,14 +89,16 @@ struct ErasureSchedulingTests {
         }
         try receiver.start()
         let port = try #require(receiver.boundPort)
-        let secret = "whsec_" + Data("erasure-test-secret".utf8).base64EncodedString()
+        let secret = ServiceHarness.webhookSecret
         var categories: JSONObject = [:]
         for category in DataCategory.allCases { categories[category.canonicalName] = ["backend", "self"] }
         let harness = try ServiceHarness(extraConfiguration: [
             "apps": [
                 [
                     "id": .string(ServiceHarness.appID), "clientIds": [.string(ServiceHarness.clientID)],
-                    "webhook": ["url": .string("http://127.0.0.1:\(port)/hooks/lifecycle")],
+                    "webhook": [
+                        "url": .string("http://127.0.0.1:\(port)/hooks/lifecycle"), "secretFile": "webhook-secret",
+                    ],
                     "targets": ["backend": ["type": "webhook"]], "categories": .object(categories),
                 ]
             ],
@@ -104,11 +106,12 @@ struct ErasureSchedulingTests {
         ])
         try FileManager.default.copyItem(
             atPath: ErasureScenario.shippedPolicies, toPath: harness.directory.file("policies"))
+        try Data(secret.utf8).write(to: URL(fileURLWithPath: harness.directory.file("webhook-secret")))
         let context = try await ServiceContext.open(
             configuration: try harness.configuration, logSink: { _ in })
         let runner = ErasureJobRunner(
             configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
-            clock: context.clock, owner: "test", environment: ["LIFECYCLE_WEBHOOK_SECRET_SHOP": secret])
+            clock: context.clock, owner: "test", webhookSigners: context.webhookSigners)
         let now = SystemWallClock().now()
         let transition = TransitionContext(
             app: ServiceHarness.appID, subject: subject,
@@ -155,10 +158,22 @@ struct ErasureSchedulingTests {
         await receiver.shutdown()
     }
 
-    @Test("an https webhook fails at once with tls_unsupported while no TLS client exists")
-    func httpsUnsupported() async {
-        let client = ErasureWebhookClient(url: "https://backend.example/hooks", secret: [1], timeout: .seconds(1))
+    @Test("an https webhook speaks TLS: a plain-HTTP receiver behind an https URL is a retryable transport failure")
+    func httpsUsesTLS() async throws {
+        let receiver = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0)) { _ in
+            HTTPResponse(status: .ok)
+        }
+        try receiver.start()
+        let port = try #require(receiver.boundPort)
+        let client = ErasureWebhookClient(
+            url: "https://127.0.0.1:\(port)/hooks", signer: WebhookSigner(secret: [1]), timeout: .seconds(2))
         let result = await client.deliver(messageID: "m", body: [], at: SystemWallClock().now())
-        #expect(result == .failed(ErasureStepEvidence(errorCode: "tls_unsupported"), retryable: false))
+        await receiver.shutdown()
+        guard case .failed(let evidence, let retryable) = result else {
+            Issue.record("a plain-HTTP answer was accepted over https: \(result)")
+            return
+        }
+        #expect(retryable)
+        #expect(evidence.responseStatus == nil && evidence.errorCode != nil)
     }
 }

@@ -93,7 +93,7 @@ struct ErasureScenario {
             configuration: configuration, store: store,
             log: EventLog(
                 level: .error, pseudonymizer: KeyedSubjectPseudonymizer(key: Array("k".utf8)), sink: { _ in }),
-            metrics: MetricsRegistry(), clock: SystemWallClock(), owner: owner, environment: [:],
+            metrics: MetricsRegistry(), clock: SystemWallClock(), owner: owner, webhookSigners: [:],
             random: { random })
     }
 }

@@ -44,6 +44,9 @@ extern const int shim_TLS1_VERSION;
 extern const int shim_TLS1_1_VERSION;
 extern const int shim_TLS1_2_VERSION;
 extern const int shim_TLS1_3_VERSION;
+extern const uint64_t shim_SSL_OP_IGNORE_UNEXPECTED_EOF;
+extern const int shim_MBSTRING_ASC;
+long shim_BIO_get_mem_data(BIO *bio, char **data);
 
 // MARK: Linux sockets
 int shim_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *length);

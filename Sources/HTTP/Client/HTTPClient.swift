@@ -7,14 +7,18 @@ public struct HTTPClient: Sendable {
     public var port: Int
     public var timeout: Duration
     public var limits: HTTPClientLimits
+    /// HTTPS when set.
+    public var tls: TLSClientConfiguration?
 
     public init(
-        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits(),
+        tls: TLSClientConfiguration? = nil
     ) {
         self.host = host
         self.port = port
         self.timeout = timeout
         self.limits = limits
+        self.tls = tls
     }
 
     /// Blocking exchange on the calling thread.
@@ -23,7 +27,7 @@ public struct HTTPClient: Sendable {
         if !request.headers.contains("Connection") {
             request.headers.add(HTTPField(validatedName: "Connection", value: "close"))
         }
-        let connection = try HTTPClientConnection(host: host, port: port, timeout: timeout, limits: limits)
+        let connection = try HTTPClientConnection(host: host, port: port, timeout: timeout, limits: limits, tls: tls)
         defer { connection.close() }
         return try connection.send(request)
     }

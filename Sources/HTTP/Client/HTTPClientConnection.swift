@@ -1,13 +1,21 @@
 import CShims
 import Glibc
 
-/// One blocking HTTP/1.1 connection (plain TCP), reused across requests while the server keeps it alive.
-/// Used by tests, benchmarks and outbound webhooks; not for concurrent use (one thread at a time).
+/// One blocking HTTP/1.1 connection (plain TCP, or TLS when `tls` is given), reused across requests while the
+/// server keeps it alive. Used by tests, benchmarks, outbound webhooks and the endpoint check; not for
+/// concurrent use (one thread at a time).
 public final class HTTPClientConnection {
     public let host: String
     public let port: Int
     private let timeout: Duration
     private let limits: HTTPClientLimits
+    private let tlsConfiguration: TLSClientConfiguration?
+    /// The TLS session of the current connection, when TLS is configured.
+    public private(set) var tls: TLSClientSession?
+    /// How long the last TCP connect took (after name resolution).
+    public private(set) var connectDuration: Duration = .zero
+    /// How long the last TLS handshake took; zero for plain connections.
+    public private(set) var handshakeDuration: Duration = .zero
     private var descriptor: Int32 = -1
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -15,7 +23,8 @@ public final class HTTPClientConnection {
 
     /// Connects within `timeout`. The same timeout bounds each later request/response exchange.
     public init(
-        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits()
+        host: String, port: Int, timeout: Duration = .seconds(10), limits: HTTPClientLimits = HTTPClientLimits(),
+        tls: TLSClientConfiguration? = nil
     )
         throws(HTTPClientError)
     {
@@ -23,6 +32,7 @@ public final class HTTPClientConnection {
         self.port = port
         self.timeout = timeout
         self.limits = limits
+        self.tlsConfiguration = tls
         try connect()
     }
 
@@ -31,6 +41,8 @@ public final class HTTPClientConnection {
     public var isOpen: Bool { descriptor >= 0 }
 
     public func close() {
+        tls?.shutdown()
+        tls = nil
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
         descriptor = -1
         buffer = []
@@ -55,22 +67,54 @@ public final class HTTPClientConnection {
 
     // MARK: Connecting
 
+    /// Resolves `host`, then tries each address in turn (e.g. `localhost` → ::1, then 127.0.0.1) within
+    /// `timeout` each; then runs the TLS handshake when configured.
     private func connect() throws(HTTPClientError) {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
         var results: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &results) == 0, let first = results else {
+        guard getaddrinfo(host, String(port), &hints, &results) == 0, results != nil else {
             throw .invalidAddress(host)
         }
         defer { freeaddrinfo(results) }
-        let socketDescriptor = socket(
-            first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let started = ContinuousClock.now
+        var lastError = HTTPClientError.invalidAddress(host)
+        var candidate = results
+        var connected: Int32 = -1
+        while let address = candidate {
+            candidate = address.pointee.ai_next
+            do {
+                connected = try connect(to: address.pointee)
+                break
+            } catch {
+                lastError = error
+            }
+        }
+        guard connected >= 0 else { throw lastError }
+        connectDuration = ContinuousClock.now - started
+        descriptor = connected
+        buffer = []
+        readIndex = 0
+        guard let tlsConfiguration else { return }
+        let handshakeStarted = ContinuousClock.now
+        do {
+            tls = try TLSClientSession(fileDescriptor: connected, host: host, configuration: tlsConfiguration)
+        } catch {
+            _ = Glibc.close(connected)
+            descriptor = -1
+            throw error
+        }
+        handshakeDuration = ContinuousClock.now - handshakeStarted
+    }
+
+    private func connect(to address: addrinfo) throws(HTTPClientError) -> Int32 {
+        let socketDescriptor = socket(address.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socketDescriptor >= 0 else { throw .connectFailed(errno: errno) }
         // Non-blocking connect bounded by poll, then back to blocking with per-wait timeouts.
         let flags = fcntl(socketDescriptor, F_GETFL)
         _ = fcntl(socketDescriptor, F_SETFL, flags | O_NONBLOCK)
-        if Glibc.connect(socketDescriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+        if Glibc.connect(socketDescriptor, address.ai_addr, address.ai_addrlen) != 0 {
             guard errno == EINPROGRESS else {
                 let code = errno
                 _ = Glibc.close(socketDescriptor)
@@ -99,9 +143,7 @@ public final class HTTPClientConnection {
         _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
         var noDelay: Int32 = 1
         _ = setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        descriptor = socketDescriptor
-        buffer = []
-        readIndex = 0
+        return socketDescriptor
     }
 
     // MARK: Writing
@@ -132,6 +174,11 @@ public final class HTTPClientConnection {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+        if let tls {
+            let result = bytes.withUnsafeBytes { raw in Result { () throws(HTTPClientError) in try tls.writeAll(raw) } }
+            try result.get()
+            return
+        }
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes {
@@ -159,6 +206,15 @@ public final class HTTPClientConnection {
             readIndex = 0
         }
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        if let tls {
+            let result = chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(HTTPClientError) in try tls.read(into: raw) }
+            }
+            let count = try result.get()
+            if count == 0 { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {

@@ -43,6 +43,8 @@ public enum HTTPClientError: Error, Sendable, Hashable {
     case connectionClosed
     case malformedResponse
     case responseTooLarge
+    /// The TLS handshake failed; OpenSSL's reason (no peer data).
+    case tlsHandshakeFailed(String)
 }
 
 /// Bounds on what the client buffers from a server.

@@ -9,6 +9,8 @@ final class EventLoop {
     private static let listenerID: UInt64 = 0
     private static let mailboxID: UInt64 = 1
     private static let maxEventsPerWait: Int32 = 256
+    /// Most back-to-back reads of transport-buffered input per readiness event (each at most one TLS record).
+    private static let maxBufferedReadRounds = 64
     /// An outbound buffer that grew past this is released once flushed instead of kept for reuse, so one large
     /// response does not pin its memory for the life of a keep-alive connection.
     private static let retainedOutboundCapacity = 64 * 1024
@@ -112,6 +114,7 @@ final class EventLoop {
                 return
             }
             if events & (shim_EPOLLIN | shim_EPOLLHUP) != 0 {
+                if connection.writeWaitsForReadable { flush(connection) }
                 if wantsRead(connection) {
                     readOnce(connection)
                 } else if events & shim_EPOLLHUP != 0 {
@@ -120,7 +123,11 @@ final class EventLoop {
                     return
                 }
             }
-            if events & shim_EPOLLOUT != 0 { flush(connection) }
+            if events & shim_EPOLLOUT != 0 {
+                if connection.readWaitsForWritable, wantsRead(connection) { readOnce(connection) }
+                flush(connection)
+            }
+            readBufferedInput(connection)
             updateInterest(connection)
         }
     }
@@ -148,9 +155,13 @@ final class EventLoop {
             var noDelay: Int32 = 1
             _ = setsockopt(
                 descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            guard let transport = configuration.transport.makeTransport(fileDescriptor: descriptor) else {
+                activeConnections.value.wrappingSubtract(1, ordering: .relaxed)
+                _ = Glibc.close(descriptor)
+                continue
+            }
             let connection = HTTPConnection(
-                id: nextConnectionID, transport: PlainSocketTransport(fileDescriptor: descriptor),
-                limits: configuration.limits, phase: .readingHead)
+                id: nextConnectionID, transport: transport, limits: configuration.limits, phase: .readingHead)
             nextConnectionID += 1
             connections[connection.id] = connection
             // The first request's header deadline runs from accept: a client that connects and sends nothing
@@ -176,7 +187,12 @@ final class EventLoop {
     }
 
     /// Over the connection cap: a best-effort 503 (RFC 9110 §15.6.4) and an immediate close.
+    /// A TLS listener cannot answer before a handshake, so there the connection is only closed.
     private func refuseOverCapacity(_ descriptor: Int32) {
+        guard configuration.transport.speaksPlainHTTP else {
+            _ = Glibc.close(descriptor)
+            return
+        }
         var response: [UInt8] = []
         HTTPResponseEncoder.encode(
             .text("server busy\n", status: .serviceUnavailable), date: date.current(), omitBody: false,
@@ -198,8 +214,22 @@ final class EventLoop {
         }
     }
 
+    /// Reads again while the transport holds input epoll cannot see (decrypted TLS records), bounded so one
+    /// connection cannot monopolise the loop.
+    private func readBufferedInput(_ connection: HTTPConnection) {
+        var rounds = 0
+        while rounds < Self.maxBufferedReadRounds, !connection.isClosed, wantsRead(connection),
+            connection.transport.hasBufferedInput
+        {
+            rounds += 1
+            readOnce(connection)
+        }
+    }
+
     private func readOnce(_ connection: HTTPConnection) {
-        switch connection.transport.read(into: readBuffer) {
+        let result = connection.transport.read(into: readBuffer)
+        connection.readWaitsForWritable = result == .wouldBlock(.write)
+        switch result {
         case .transferred(let count):
             if case .draining = connection.phase { return }
             connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
@@ -312,6 +342,7 @@ final class EventLoop {
                 setPhaseDeadline(connection, after: headerTimeout)
             }
             process(connection)
+            readBufferedInput(connection)
         } else {
             connection.phase = .closingAfterFlush
             connection.phaseDeadline = nil
@@ -339,6 +370,7 @@ final class EventLoop {
             let result = connection.outbound.withUnsafeBytes { bytes in
                 connection.transport.write(UnsafeRawBufferPointer(rebasing: bytes[connection.outboundIndex...]))
             }
+            connection.writeWaitsForReadable = result == .wouldBlock(.read)
             switch result {
             case .transferred(let count):
                 connection.outboundIndex += count
@@ -380,9 +412,18 @@ final class EventLoop {
 
     private func updateInterest(_ connection: HTTPConnection) {
         guard !connection.isClosed else { return }
+        // A transport blocked on the opposite direction (TLS) must not also wait on the direction it cannot use
+        // yet: level-triggered epoll would report it ready forever.
+        let wantsRead = wantsRead(connection)
         var interest: UInt32 = 0
-        if wantsRead(connection) { interest |= shim_EPOLLIN }
-        if connection.pendingOutboundCount > 0 { interest |= shim_EPOLLOUT }
+        if (wantsRead && !connection.readWaitsForWritable) || connection.writeWaitsForReadable {
+            interest |= shim_EPOLLIN
+        }
+        if (connection.pendingOutboundCount > 0 && !connection.writeWaitsForReadable)
+            || (wantsRead && connection.readWaitsForWritable)
+        {
+            interest |= shim_EPOLLOUT
+        }
         guard interest != connection.registeredInterest else { return }
         connection.registeredInterest = interest
         _ = shim_epoll_ctl(
@@ -409,6 +450,10 @@ final class EventLoop {
                 switch connection.phase {
                 case .idle:
                     beginDraining(connection)
+                case .readingHead where !connection.transport.isEstablished:
+                    // The TLS handshake did not finish in time: there is no channel to answer 408 on.
+                    close(connection)
+                    continue
                 case .readingHead, .readingBody:
                     // RFC 9110 §15.5.9: 408 tells the client the server gave up waiting.
                     respondAndClose(connection, status: .requestTimeout)

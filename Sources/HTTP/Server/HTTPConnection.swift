@@ -27,6 +27,10 @@ final class HTTPConnection {
     var writeDeadline: UInt64?
     var registeredInterest: UInt32 = 0
     var peerClosed = false
+    /// The transport's last read could not proceed until the socket is writable (a TLS handshake flight).
+    var readWaitsForWritable = false
+    /// The transport's last write could not proceed until the socket is readable (a TLS handshake message).
+    var writeWaitsForReadable = false
     var isClosed = false
 
     init(id: UInt64, transport: any ConnectionTransport, limits: HTTPServerLimits, phase: Phase) {

@@ -8,7 +8,7 @@ import Synchronization
 /// Requests are parsed on the loop thread and handed to `handler` on Swift concurrency; the loop writes the
 /// response back. Lifecycle: `init` → `start()` (binds, listens, starts the loops; `boundPort` is then
 /// known) → `shutdown()` (stops accepting, finishes in-flight requests, closes idle connections, returns
-/// when every loop has exited).
+/// when every loop has exited). For HTTPS set `configuration.transport = .tls(TLSServerContext(…))`.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 

@@ -63,6 +63,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024
 
+    /// How accepted sockets are wrapped: `.plain` (default) or `.tls(TLSServerContext)` for HTTPS. With TLS
+    /// the handshake counts against `headerReadTimeout`.
+    public var transport: ConnectionTransportFactory = .plain
+
     public init() {}
 
     public init(host: String, port: Int) {

@@ -30,4 +30,15 @@ public protocol ConnectionTransport: AnyObject {
     func shutdownWrite()
     /// Releases the descriptor. Called exactly once.
     func close()
+    /// False while a security handshake is still in progress: a deadline that expires then closes the
+    /// connection instead of answering 408 in a protocol the peer has not agreed to yet.
+    var isEstablished: Bool { get }
+    /// True when the transport holds input it already took from the socket (TLS records decrypted ahead), which
+    /// epoll cannot report; the event loop keeps reading while this is true.
+    var hasBufferedInput: Bool { get }
+}
+
+extension ConnectionTransport {
+    public var isEstablished: Bool { true }
+    public var hasBufferedInput: Bool { false }
 }

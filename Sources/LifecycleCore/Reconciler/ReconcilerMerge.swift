@@ -47,7 +47,7 @@ where AppRecords.Element == AppRecord, ObservedAccounts.Element == ObservedAccou
     /// Whether `lhs` sorts before `rhs` in UTF-8 byte order (Swift's `<` on `String` compares by Unicode
     /// canonical equivalence, which a database's byte collation does not).
     public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        SubjectOrder.precedes(lhs, rhs)
     }
 
     public mutating func next() -> Finding? {

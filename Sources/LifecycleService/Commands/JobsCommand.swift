@@ -53,7 +53,7 @@ struct JobsCommand: LifecycleCommand {
         let runner = ErasureJobRunner(
             configuration: configuration, store: context.store, log: context.log, metrics: context.metrics,
             clock: context.clock, owner: "cli:\(ProcessInfo.processInfo.hostName):\(getpid())",
-            environment: io.environment)
+            webhookSigners: context.webhookSigners)
         do {
             let exit = try await perform(
                 action, words: words, jobID: jobID, status: status, limit: limit, json: json, once: once,

@@ -18,13 +18,14 @@ public final class ErasureJobRunner: Sendable {
     public let clock: any WallClock
     /// Identifies this runner in leases.
     public let owner: String
-    private let environment: [String: String]
+    /// Signing secrets of the apps with a webhook, loaded at start-up (``ServiceContext``).
+    private let webhookSigners: [String: WebhookSigner]
     /// A value in `[0, 1)` for the retry jitter; injected so tests replay exactly.
     private let random: @Sendable () -> Double
 
     public init(
         configuration: ServiceConfiguration, store: any Store, log: EventLog, metrics: MetricsRegistry,
-        clock: any WallClock, owner: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any WallClock, owner: String, webhookSigners: [String: WebhookSigner],
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.configuration = configuration
@@ -33,7 +34,7 @@ public final class ErasureJobRunner: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.owner = owner
-        self.environment = environment
+        self.webhookSigners = webhookSigners
         self.random = random
         ErasureMetrics.describe(metrics)
     }
@@ -166,17 +167,8 @@ public final class ErasureJobRunner: Sendable {
     private func requestWebhook(app: AppConfiguration, job: StoredErasureJob, target: String) async
         -> ErasureStepResult
     {
-        guard let webhook = app.webhook else {
+        guard let webhook = app.webhook, let signer = webhookSigners[app.id] else {
             return .failed(ErasureStepEvidence(errorCode: "webhook-not-configured"), retryable: false)
-        }
-        let secret: [UInt8]
-        do {
-            secret =
-                try SecretFile.read(
-                    path: webhook.secretFile, variable: Self.secretVariable(app: app.id), environment: environment)
-                ?? []
-        } catch {
-            return .failed(ErasureStepEvidence(errorCode: "webhook-secret-unreadable"), retryable: true)
         }
         let plan = job.job.plan
         let now = clock.now()
@@ -191,14 +183,9 @@ public final class ErasureJobRunner: Sendable {
             ],
         ]
         let client = ErasureWebhookClient(
-            url: webhook.url, secret: ErasureWebhookClient.decodeSecret(secret),
+            url: webhook.url, signer: signer,
             timeout: .milliseconds(configuration.erasure.timeoutMilliseconds))
         return await client.deliver(messageID: "erasure_\(job.id)_\(target)", body: body.encoded(), at: now)
-    }
-
-    /// `LIFECYCLE_WEBHOOK_SECRET_<APP>`, app id upper-cased with `-` as `_` (as the outbox reads it).
-    static func secretVariable(app: String) -> String {
-        "LIFECYCLE_WEBHOOK_SECRET_" + app.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     // MARK: Operator and callback entry points

@@ -22,12 +22,14 @@ public final class NotificationIngestor: Sendable {
     let metrics: MetricsRegistry
     let clock: any WallClock
     let transitions: AccountTransitionRecorder
+    let committed: WakeSignal
 
-    public init(
+    init(
         configuration: ServiceConfiguration, verifier: NotificationVerifier, store: any Store, log: EventLog,
-        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder
+        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder, committed: WakeSignal
     ) {
         self.transitions = transitions
+        self.committed = committed
         self.configuration = configuration
         self.verifier = verifier
         self.store = store
@@ -103,6 +105,7 @@ public final class NotificationIngestor: Sendable {
             "lifecycle_notifications_total",
             [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
         if case .accepted = outcome {
+            committed.notify()
             metrics.set(
                 "lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
         }

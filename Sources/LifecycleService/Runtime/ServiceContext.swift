@@ -15,13 +15,19 @@ public final class ServiceContext: Sendable {
     public let clock: any WallClock
     public let pseudonymizer: KeyedSubjectPseudonymizer
     public let ingestor: NotificationIngestor
+    /// Rung after a commit that may have enqueued outbox messages, so delivery starts without waiting for a poll.
+    let outboxSignal = WakeSignal()
+    /// Signing secrets of the apps that have a webhook, by app id.
+    let webhookSigners: [String: WebhookSigner]
     /// The one way accounts change, shared by every entry point.
     public let transitions: AccountTransitionRecorder
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
-        pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock
+        pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
+        webhookSigners: [String: WebhookSigner] = [:]
     ) {
+        self.webhookSigners = webhookSigners
         self.configuration = configuration
         self.store = store
         self.keys = keys
@@ -40,7 +46,7 @@ public final class ServiceContext: Sendable {
                 erasure: ErasureScheduler(configuration: configuration)))
         self.ingestor = NotificationIngestor(
             configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock,
-            transitions: transitions)
+            transitions: transitions, committed: outboxSignal)
     }
 
     /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.
@@ -51,6 +57,7 @@ public final class ServiceContext: Sendable {
         let pseudonymKey = try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile)
         let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
         let log = EventLog(level: configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
+        let webhookSigners = try loadWebhookSigners(configuration)
         let store = try await openStore(configuration.storage)
         guard let source = JWKSSource(configuration.apple.jwks) else {
             throw ConfigurationError(
@@ -65,7 +72,27 @@ public final class ServiceContext: Sendable {
             now: { clock.now() })
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
-            metrics: MetricsRegistry(), clock: clock)
+            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners)
+    }
+
+    /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.
+    static func loadWebhookSigners(
+        _ configuration: ServiceConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [String: WebhookSigner] {
+        var signers: [String: WebhookSigner] = [:]
+        for app in configuration.apps {
+            guard let webhook = app.webhook else { continue }
+            let variable = "LIFECYCLE_WEBHOOK_SECRET_" + app.id.uppercased().replacingOccurrences(of: "-", with: "_")
+            guard
+                let secret = try SecretFile.read(path: webhook.secretFile, variable: variable, environment: environment)
+            else {
+                throw ConfigurationError(
+                    file: "configuration", field: "apps[\(app.id)].webhook.secretFile", problem: "no signing secret",
+                    fix: "set secretFile to a file holding the secret, or set \(variable)")
+            }
+            signers[app.id] = WebhookSigner(secret: secret)
+        }
+        return signers
     }
 
     static func openStore(_ storage: StorageConfiguration) async throws -> any Store {

@@ -18,17 +18,26 @@ public final class ServiceRuntime: Sendable {
     public let erasureRunner: ErasureJobRunner
     private let ingestor: Reloadable<NotificationIngestor>
     private let publicServer: HTTPServer
+    let outbox: OutboxDispatcher
+    /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
+    private let adminServer = Mutex<HTTPServer?>(nil)
+    /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
+    private let environment: [String: String]
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopped = Mutex<Bool>(false)
 
-    public init(context: ServiceContext, configurationFile: String? = nil) {
+    public init(
+        context: ServiceContext, configurationFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.context = context
+        self.environment = environment
         self.configurationFile = configurationFile
         self.instanceID =
             "\(ProcessInfo.processInfo.hostName):\(getpid()):\(context.clock.now().millisecondsSinceEpoch)"
         self.erasureRunner = ErasureJobRunner(
             configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
-            clock: context.clock, owner: instanceID)
+            clock: context.clock, owner: instanceID, webhookSigners: context.webhookSigners)
         let ingestor = Reloadable(context.ingestor)
         self.ingestor = ingestor
         let configuration = context.configuration
@@ -38,6 +47,21 @@ public final class ServiceRuntime: Sendable {
             metrics: context.metrics)
         publicServer = HTTPServer(
             configuration: Self.serverConfiguration(configuration.publicListener), handler: routes.handle)
+        var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
+        for app in configuration.apps {
+            if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url),
+                let signer = context.webhookSigners[app.id]
+            {
+                endpoints[app.id] = (endpoint, signer)
+            }
+        }
+        outbox = OutboxDispatcher(
+            store: context.store,
+            delivery: WebhookDelivery(
+                endpoints: endpoints, timeout: .milliseconds(configuration.outbox.timeoutMilliseconds),
+                clock: context.clock),
+            configuration: configuration.outbox, owner: instanceID, clock: context.clock, metrics: context.metrics,
+            log: context.log, signal: context.outboxSignal)
     }
 
     static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
@@ -54,15 +78,25 @@ public final class ServiceRuntime: Sendable {
     /// The public listener's port (the real one when the configuration asked for port 0).
     public var publicPort: Int? { publicServer.boundPort }
 
+    /// The admin listener's port, nil while it is not running.
+    public var adminPort: Int? { adminServer.withLock { $0 }?.boundPort }
+
     /// Loads keys, binds the listeners and starts background work. Returns once traffic is accepted.
     public func start() async throws {
         let log = context.log
+        // Before anything binds: an enabled admin listener without a token refuses to start.
+        let admin = try AdminListener.makeServer(context: context, environment: environment)
         if let error = await context.keys.refresh() {
             // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
         try await recordHeartbeat(kind: "start")
         try publicServer.start()
+        if let admin {
+            adminServer.withLock { $0 = admin }
+            try admin.start()
+            log.info("admin.started", [("admin", .string("\(context.configuration.admin.host):\(adminPort ?? 0)"))])
+        }
         log.info(
             "serve.started",
             [
@@ -71,6 +105,7 @@ public final class ServiceRuntime: Sendable {
                 ("store", .string(context.configuration.storage.url)), ("instance", .string(instanceID)),
             ])
         startBackground { [self] in await heartbeatLoop() }
+        startBackground { [outbox] in await outbox.run() }
         for app in context.configuration.apps where app.erasure == nil {
             log.warning("erasure.unmapped_app", [("app", .string(app.id))])
         }
@@ -124,7 +159,8 @@ public final class ServiceRuntime: Sendable {
                         leewaySeconds: Int64(fresh.apple.leewaySeconds)))
                 let next = NotificationIngestor(
                     configuration: fresh, verifier: verifier, store: context.store, log: log,
-                    metrics: context.metrics, clock: context.clock, transitions: context.transitions)
+                    metrics: context.metrics, clock: context.clock, transitions: context.transitions,
+                    committed: context.outboxSignal)
                 ingestor.replace(with: next)
                 log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
             } catch {
@@ -147,6 +183,7 @@ public final class ServiceRuntime: Sendable {
         }
         guard first else { return }
         await publicServer.shutdown()
+        if let admin = adminServer.withLock({ $0 }) { await admin.shutdown() }
         let tasks = background.withLock { tasks in
             defer { tasks = [] }
             return tasks

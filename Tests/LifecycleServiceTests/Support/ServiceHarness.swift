@@ -20,17 +20,32 @@ final class ServiceHarness: Sendable {
     let runtime: Mutex<ServiceRuntime?> = Mutex(nil)
     let tokens = TestTokenFactory()
 
-    init(extraConfiguration: JSONObject = [:]) throws {
+    /// The secret the app's webhook receiver verifies signatures with.
+    static let webhookSecret = "whsec_" + Data("test-webhook-secret-32-bytes-long".utf8).base64EncodedString()
+
+    /// With `adminToken`, the admin listener runs on an ephemeral loopback port with that token in a file.
+    init(extraConfiguration: JSONObject = [:], webhookURL: String? = nil, adminToken: String? = nil) throws {
         directory = try TemporaryDirectory()
         try Data(tokens.jwks.encoded()).write(to: URL(fileURLWithPath: directory.file("jwks.json")))
+        var app: JSONObject = ["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]
+        if let webhookURL {
+            try Data(Self.webhookSecret.utf8).write(to: URL(fileURLWithPath: directory.file("webhook-secret")))
+            app["webhook"] = ["url": .string(webhookURL), "secretFile": "webhook-secret"]
+        }
         var config: JSONObject = [
             "storage": ["url": "sqlite:lifecycle.sqlite"],
             "public": ["host": "127.0.0.1", "port": 0],
             "admin": ["enabled": false],
             "apple": ["jwks": "jwks.json"],
-            "apps": [["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]],
+            "apps": [.object(app)],
             "pseudonymKeyFile": "secrets/pseudonym.key",
         ]
+        if let adminToken {
+            try FileManager.default.createDirectory(
+                atPath: directory.file("secrets"), withIntermediateDirectories: true)
+            try Data((adminToken + "\n").utf8).write(to: URL(fileURLWithPath: directory.file("secrets/admin-token")))
+            config["admin"] = ["host": "127.0.0.1", "port": 0, "tokenFile": "secrets/admin-token"]
+        }
         for member in extraConfiguration { config[member.key] = member.value }
         configurationFile = directory.file("lifecycle.json")
         try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(
@@ -46,7 +61,7 @@ final class ServiceHarness: Sendable {
     func start() async throws -> ServiceRuntime {
         let context = try await ServiceContext.open(
             configuration: try configuration, logSink: { [self] line in logLines.withLock { $0.append(line) } })
-        let service = ServiceRuntime(context: context, configurationFile: configurationFile)
+        let service = ServiceRuntime(context: context, configurationFile: configurationFile, environment: [:])
         try await service.start()
         runtime.withLock { $0 = service }
         return service
@@ -60,6 +75,14 @@ final class ServiceHarness: Sendable {
     var client: HTTPClient {
         get throws {
             guard let port = runtime.withLock({ $0?.publicPort }) else { throw HarnessError.notRunning }
+            return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        }
+    }
+
+    /// A client of the admin listener (only when the harness was made with an admin token).
+    var adminClient: HTTPClient {
+        get throws {
+            guard let port = runtime.withLock({ $0?.adminPort }) else { throw HarnessError.notRunning }
             return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
         }
     }
@@ -78,7 +101,21 @@ final class ServiceHarness: Sendable {
         return NotificationBody.encode(jws: tokens.token(claims: claims))
     }
 
-    func post(_ body: [UInt8], path: String = "/apple/notifications") async throws -> (status: Int, json: JSONValue?) {
+    /// Fixes the public port in the configuration file (for a service run as a separate process).
+    func setPublicPort(_ port: Int) throws {
+        guard
+            var config = JSONValue.parseIfValid(try Data(contentsOf: URL(fileURLWithPath: configurationFile)))?
+                .objectValue
+        else { throw HarnessError.notRunning }
+        config["public"] = ["host": "127.0.0.1", "port": .integer(Int64(port))]
+        try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(
+            to: URL(fileURLWithPath: configurationFile))
+    }
+
+    func post(
+        _ body: [UInt8], path: String = "/apple/notifications", port: Int? = nil
+    ) async throws -> (status: Int, json: JSONValue?) {
+        let client = try port.map { HTTPClient(host: "127.0.0.1", port: $0, timeout: .seconds(10)) } ?? self.client
         let response = try await client.post(path, headers: ["Content-Type": "application/json"], body: body)
         return (response.status, JSONValue.parseIfValid(response.body))
     }

@@ -1,0 +1,34 @@
+import LifecycleCore
+
+/// The optional JSON body of `link` and `deletion`: `{"eventTime": RFC 3339}`. Members this build does not
+/// act on are refused rather than dropped, so a caller never believes something was stored that was not.
+enum AdminRequestBody {
+    /// The `eventTime` the body gives, nil when the body is empty or leaves it out.
+    static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
+        guard body.contains(where: { !isWhitespace($0) }) else { return nil }
+        guard let document = JSONValue.parseIfValid(body), case .object(let members) = document else {
+            throw AdminError.badRequest("malformed_body", "the body must be a JSON object")
+        }
+        var eventTime: Instant? = nil
+        for member in members {
+            switch member.key {
+            case "eventTime":
+                guard let text = member.value.stringValue, let instant = ISO8601Format.parse(text) else {
+                    throw AdminError.unprocessable("invalid_event_time", "eventTime must be an RFC 3339 instant")
+                }
+                eventTime = instant
+            case "refreshToken":
+                throw AdminError.unprocessable(
+                    "not_supported", "storing an Apple refresh token is not supported by this version")
+            default:
+                throw AdminError.unprocessable(
+                    "unknown_field", "unknown member '\(member.key)'; only eventTime is accepted")
+            }
+        }
+        return eventTime
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTP
+import LifecycleCore
+
+/// `lifecycle account show|link|delete`: the account routes of the admin API from the command line, either
+/// directly on the store (the same ``AccountOperations`` the routes call) or through a running service's
+/// admin listener with `--url`.
+struct AccountCommand: LifecycleCommand {
+    static let name = "account"
+    static let summary = "show an account, or report a sign-in (link) or an in-app deletion (delete)"
+    static let help = """
+        usage: lifecycle account show|link|delete --app ID --sub SUB [--event-time TIME] [--json]
+                                 [--config FILE] [--url URL [--token-file FILE]]
+
+        show     state, e-mail forwarding, the whole history (applied, stale, duplicate, ignored and why)
+                 and the account's pending and dead outbox messages
+        link     the app reports a Sign in with Apple sign-in: creates an unknown account, re-links a
+                 consent-revoked one; refused for a deleted account (deletion is terminal)
+        delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
+                 erasure is scheduled
+
+        options:
+          --app ID          app id from the configuration (apps[].id)
+          --sub SUB         the Apple sub (user identifier)
+          --event-time TIME when the sign-in or deletion happened, RFC 3339 (default: now)
+          --json            print the admin API's JSON document instead of text
+          --config FILE     configuration (default: $LIFECYCLE_CONFIG, else lifecycle.json); without --url
+                            the command works on its store
+          --url URL         use a running service's admin listener instead, e.g. http://127.0.0.1:8081
+          --token-file FILE admin bearer token for --url (default: $LIFECYCLE_ADMIN_TOKEN, else the
+                            configuration's admin.tokenFile)
+
+        The output contains the sub: it is for the operator, not for logs.
+        exit status: 0 done, 1 refused (unknown app or account, account deleted), 2 could not run
+        """
+
+    enum Action: String {
+        case show, link, delete
+    }
+
+    static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
+        let configFile = try configurationFile(&arguments, io: io)
+        let app = try arguments.option("--app")
+        let subject = try arguments.option("--sub")
+        let eventTimeText = try arguments.option("--event-time")
+        let json = arguments.flag("--json")
+        let url = try arguments.option("--url")
+        let tokenFile = try arguments.option("--token-file")
+        let words = try arguments.positionals(max: 1)
+        guard let word = words.first, let action = Action(rawValue: word) else {
+            throw UsageError("say what to do: show, link or delete")
+        }
+        guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
+        guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
+        var eventTime: Instant? = nil
+        if let eventTimeText {
+            guard action != .show else { throw UsageError("--event-time applies to link and delete only") }
+            guard let parsed = ISO8601Format.parse(eventTimeText) else {
+                throw UsageError("--event-time \(eventTimeText) is not an RFC 3339 instant")
+            }
+            eventTime = parsed
+        }
+        if tokenFile != nil && url == nil { throw UsageError("--token-file goes with --url") }
+
+        let result: Result<JSONValue, AdminError>
+        if let url {
+            let client = try AdminAPIClient(
+                url: url, token: try AdminAPIClient.token(file: tokenFile, configFile: configFile, io: io))
+            result = try await client.account(action, app: app, subject: subject, eventTime: eventTime)
+        } else {
+            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+            let context = try await ServiceContext.open(configuration: configuration)
+            let operations = AccountOperations(context: context)
+            do {
+                result = .success(
+                    try await {
+                        switch action {
+                        case .show: try await operations.show(app: app, subject: subject)
+                        case .link: try await operations.link(app: app, subject: subject, eventTime: eventTime)
+                        case .delete: try await operations.delete(app: app, subject: subject, eventTime: eventTime)
+                        }
+                    }())
+            } catch let error as AdminError {
+                result = .failure(error)
+            } catch {
+                await context.close()
+                throw error
+            }
+            await context.close()
+        }
+
+        switch result {
+        case .success(let document):
+            io.print(json ? document.serialized(pretty: true) : AccountText.render(document))
+            return ExitStatus.success
+        case .failure(let error):
+            if json { io.print(error.document.serialized(pretty: true)) }
+            io.printError("lifecycle account \(action.rawValue): \(error.code): \(error.detail)")
+            return [404, 409].contains(error.status) ? ExitStatus.negative : ExitStatus.failure
+        }
+    }
+}

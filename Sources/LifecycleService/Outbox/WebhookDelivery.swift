@@ -1,0 +1,54 @@
+import HTTP
+import LifecycleCore
+import LifecycleStore
+
+/// Sends one outbox message to its app's webhook receiver and says what happened, without touching the
+/// store: the dispatcher records the result.
+struct WebhookDelivery: Sendable {
+    enum Result: Sendable, Equatable {
+        case delivered(status: Int)
+        /// `error` is a short stable code (`http_503`, `connect_failed`, `timed_out` …) for the store and metrics.
+        case failed(error: String, status: Int?)
+    }
+
+    let endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)]
+    let timeout: Duration
+    let clock: any WallClock
+
+    func deliver(_ message: OutboxMessage) async -> Result {
+        guard let (endpoint, signer) = endpoints[message.app] else {
+            return .failed(error: "no_webhook_configured", status: nil)
+        }
+        guard !endpoint.isTLS else {
+            // The built-in client speaks plain HTTP; put a TLS-terminating proxy or sidecar in front.
+            return .failed(error: "tls_unsupported", status: nil)
+        }
+        let body = Array(message.payload.utf8)
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
+        for (name, value) in signer.headers(
+            id: "msg_\(message.id)", timestamp: clock.now().secondsSinceEpoch, body: body)
+        {
+            try? headers.add(name: name, value: value)
+        }
+        let client = HTTPClient(host: endpoint.host, port: endpoint.port, timeout: timeout)
+        do {
+            let response = try await client.post(endpoint.target, headers: headers, body: body)
+            if (200..<300).contains(response.status) { return .delivered(status: response.status) }
+            return .failed(error: "http_\(response.status)", status: response.status)
+        } catch {
+            return .failed(error: Self.code(for: error), status: nil)
+        }
+    }
+
+    static func code(for error: HTTPClientError) -> String {
+        switch error {
+        case .timedOut: "timed_out"
+        case .connectFailed: "connect_failed"
+        case .connectionClosed: "connection_closed"
+        case .malformedResponse: "malformed_response"
+        case .responseTooLarge: "response_too_large"
+        case .invalidAddress: "invalid_address"
+        default: "transport_failed"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import LifecycleCore
+
+/// A stream of the app's own records. Readers may fail part-way (a malformed line, a vanished file), so
+/// `next()` throws; ``AppRecordIterator`` adapts a reader to the merge's `IteratorProtocol`.
+protocol AppRecordReader {
+    mutating func next() throws -> AppRecord?
+}
+
+/// Feeds a throwing reader to ``ReconcilerMerge``: the first error ends the stream and is kept for the caller
+/// to report after the merge stops, so a broken source is never mistaken for "the app holds nothing more".
+struct AppRecordIterator<Reader: AppRecordReader>: IteratorProtocol {
+    private var reader: Reader
+    private let failure: FailureBox
+
+    final class FailureBox {
+        var error: (any Error)?
+    }
+
+    init(_ reader: Reader, failure: FailureBox) {
+        self.reader = reader
+        self.failure = failure
+    }
+
+    mutating func next() -> AppRecord? {
+        guard failure.error == nil else { return nil }
+        do {
+            return try reader.next()
+        } catch {
+            failure.error = error
+            return nil
+        }
+    }
+}

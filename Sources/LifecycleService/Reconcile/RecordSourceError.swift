@@ -1,0 +1,18 @@
+/// Why the app's records could not be read: the reconciler then exits 2 ("could not run") with this line.
+public struct RecordSourceError: Error, Sendable, CustomStringConvertible {
+    public var source: String
+    /// 1-based line (or row) number, when the problem is in one record.
+    public var line: Int?
+    public var problem: String
+
+    public init(source: String, line: Int? = nil, problem: String) {
+        self.source = source
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String {
+        if let line { return "\(source):\(line): \(problem)" }
+        return "\(source): \(problem)"
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HTTP
+import LifecycleCore
+import TestSupport
+import Testing
+
+@testable import LifecycleService
+
+/// `admin.openapi.json` is the admin API's contract: the routes served and the routes described must be the
+/// same set, and each described operation must answer with a status it documents.
+@Suite("Admin API OpenAPI document")
+struct AdminOpenAPITests {
+    static let methods = ["get", "put", "post", "delete", "patch", "head", "options"]
+
+    static func document() throws -> JSONValue {
+        try JSONValue.parse(try #require(AdminOpenAPI.document))
+    }
+
+    /// (method, path template) of every operation the document describes.
+    static func operations(_ document: JSONValue) throws -> [(method: String, path: String, responses: [String])] {
+        let paths = try #require(document["paths"]?.objectValue)
+        var result: [(method: String, path: String, responses: [String])] = []
+        for path in paths {
+            for method in methods {
+                guard let operation = path.value[method] else { continue }
+                let responses = try #require(operation["responses"]?.objectValue).map(\.key)
+                result.append((method.uppercased(), path.key, responses))
+            }
+        }
+        return result
+    }
+
+    @Test("the bundled document is the repository file, OpenAPI 3.1 with a bearer security scheme")
+    func documentShape() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/LifecycleService/AdminAPI/admin.openapi.json")
+        #expect(try Array(Data(contentsOf: source)) == AdminOpenAPI.document)
+        let document = try Self.document()
+        #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
+        #expect(document["components"]?["securitySchemes"]?["adminToken"]?["scheme"] == "bearer")
+        #expect(document["security"] == [["adminToken": []]])
+    }
+
+    @Test("every documented operation is routed and every route is documented")
+    func documentMatchesRoutes() throws {
+        let documented = Set(try Self.operations(try Self.document()).map { "\($0.method) \($0.path)" })
+        let routed = Set(AdminRoute.all.map { "\($0.method) \($0.template)" })
+        #expect(documented == routed)
+    }
+
+    @Test("every documented operation answers with the token, with a status it documents, never 404/405")
+    func everyOperationAnswers() async throws {
+        let harness = try ServiceHarness(adminToken: AdminAPITests.token)
+        let service = try await harness.start()
+        let deadID = try await AdminAPITests.deadMessage(in: service.context.store)
+        _ = try await AdminAPITests.call(harness, "PUT", AdminAPITests.accountPath() + "/link")
+
+        let values = [
+            "{app}": ServiceHarness.appID, "{sub}": PercentDecoding.encode(TestFixtures.subject),
+            "{id}": String(deadID),
+        ]
+        // Reads first, then the changes, deletion last so link still finds a live account.
+        let order = ["GET", "PUT", "POST"]
+        let operations = try Self.operations(try Self.document()).sorted {
+            (order.firstIndex(of: $0.method) ?? 9, $0.path.hasSuffix("deletion") ? 1 : 0)
+                < (order.firstIndex(of: $1.method) ?? 9, $1.path.hasSuffix("deletion") ? 1 : 0)
+        }
+        #expect(operations.count == AdminRoute.all.count)
+        for operation in operations {
+            var target = operation.path
+            for (name, value) in values { target = target.replacingOccurrences(of: name, with: value) }
+            let answer = try await AdminAPITests.call(harness, operation.method, target)
+            #expect(answer.status != 404 && answer.status != 405, "\(operation.method) \(operation.path)")
+            #expect(answer.status == 200, "\(operation.method) \(operation.path) answered \(answer.status)")
+            #expect(operation.responses.contains(String(answer.status)), "\(operation.method) \(operation.path)")
+            #expect(answer.json != nil, "\(operation.method) \(operation.path) answered non-JSON")
+        }
+        await harness.stop()
+    }
+}

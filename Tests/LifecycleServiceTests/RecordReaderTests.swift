@@ -1,0 +1,104 @@
+import Foundation
+import LifecycleCore
+import TestSupport
+import Testing
+
+@testable import LifecycleService
+
+@Suite("The app's record exports")
+struct RecordReaderTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = directory.file(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func readAll<Reader: AppRecordReader>(_ reader: Reader) throws -> [AppRecord] {
+        var reader = reader
+        var records: [AppRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        return records
+    }
+
+    @Test("JSON Lines: sub required, status and sessions optional, blank lines skipped")
+    func jsonLines() throws {
+        let path = try write(
+            "records.jsonl",
+            """
+            {"sub":"b","status":"active","sessions":2}
+
+            {"sub":"a"}\r
+            {"sub":"c","status":null,"sessions":0}
+            """)
+        let records = try readAll(try JSONLinesRecordReader(path: path))
+        #expect(
+            records == [
+                AppRecord(subject: "b", status: "active", sessions: 2), AppRecord(subject: "a"),
+                AppRecord(subject: "c", sessions: 0),
+            ])
+    }
+
+    @Test(
+        "JSON Lines: a malformed record names its line",
+        arguments: [
+            ("{\"sub\":\"a\"}\nnot json\n", "records.jsonl:2: not a JSON object"),
+            ("{\"status\":\"x\"}\n", "records.jsonl:1: missing or empty \"sub\""),
+            ("{\"sub\":\"a\",\"sessions\":-1}\n", "records.jsonl:1: \"sessions\" must be a whole number ≥ 0"),
+        ])
+    func jsonLinesErrors(text: String, expected: String) throws {
+        let path = try write("records.jsonl", text)
+        #expect {
+            try readAll(try JSONLinesRecordReader(path: path))
+        } throws: { error in
+            String(describing: error).hasSuffix(expected)
+        }
+    }
+
+    @Test("CSV: header names the columns in any order; quoted fields with doubled quotes")
+    func csv() throws {
+        let path = try write(
+            "records.csv",
+            "email,Sessions,sub,status\n"
+                + "x@example.com,1,\"001.abc.1\",\"deleted, kept \"\"tombstone\"\"\"\n"
+                + "y@example.com,,002.def.2,\n")
+        let records = try readAll(try CSVRecordReader(path: path))
+        #expect(
+            records == [
+                AppRecord(subject: "001.abc.1", status: "deleted, kept \"tombstone\"", sessions: 1),
+                AppRecord(subject: "002.def.2"),
+            ])
+    }
+
+    @Test("CSV without a sub column is refused with the columns it has")
+    func csvWithoutSub() throws {
+        let path = try write("records.csv", "user,status\n1,active\n")
+        #expect {
+            try CSVRecordReader(path: path)
+        } throws: { error in
+            String(describing: error).contains("header has no \"sub\" column (found: user,status)")
+        }
+    }
+
+    @Test("a missing file is one clear line")
+    func missingFile() {
+        #expect {
+            try JSONLinesRecordReader(path: directory.file("absent.jsonl"))
+        } throws: { error in
+            String(describing: error).contains("absent.jsonl: cannot open for reading")
+        }
+    }
+
+    @Test("external sort: many runs merge into byte order, the same as sorting in memory", arguments: [1, 3, 7, 1000])
+    func externalSort(runSize: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        let subjects =
+            (0..<200).map { _ in String(UInt64.random(in: 0...999_999, using: &generator)) } + ["Z", "a", "é", "e"]
+        let path = try write(
+            "unsorted.jsonl", subjects.map { "{\"sub\":\"\($0)\"}" }.joined(separator: "\n"))
+        let sorted = try readAll(try SortedRecordReader(try JSONLinesRecordReader(path: path), runSize: runSize))
+        #expect(sorted.map(\.subject) == subjects.sorted { SubjectOrder.precedes($0, $1) })
+    }
+}

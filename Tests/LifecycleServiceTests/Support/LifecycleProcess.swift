@@ -1,0 +1,55 @@
+import Foundation
+import HTTP
+
+/// The built `lifecycle` executable run as a separate process, for what only a real process shows: a
+/// `kill -9` in the middle of work, and exit statuses.
+struct LifecycleProcess {
+    let process: Process
+
+    /// `.build/<config>/lifecycle`, next to the test bundle that `swift build --build-tests` produced.
+    static var executable: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [
+            bundle, bundle.deletingLastPathComponent(), bundle.deletingLastPathComponent().deletingLastPathComponent(),
+        ] {
+            let url = candidate.appendingPathComponent("lifecycle")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/lifecycle")
+    }
+
+    static func serve(configurationFile: String) throws -> LifecycleProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--config", configurationFile]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return LifecycleProcess(process: process)
+    }
+
+    /// Polls `/readyz` until the server answers 200.
+    static func waitUntilReady(port: Int, timeout: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(1))
+        while ContinuousClock.now < deadline {
+            if let response = try? await client.get("/readyz"), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ProcessError.notReady
+    }
+
+    func kill(signal: Int32) {
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        if signal == SIGKILL { process.waitUntilExit() }
+    }
+
+    func waitForExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    enum ProcessError: Error { case notReady }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTP
+import LifecycleCore
+import Synchronization
+
+@testable import LifecycleService
+
+/// The app backend's webhook endpoint, played by a real HTTP server on loopback that records what it gets.
+final class WebhookReceiver: Sendable {
+    struct Delivery: Sendable {
+        var id: String
+        var timestamp: String
+        var signature: String
+        var body: [UInt8]
+        var json: JSONValue? { JSONValue.parseIfValid(body) }
+    }
+
+    final class DeliveryLog: Sendable {
+        let items = Mutex<[Delivery]>([])
+    }
+
+    let server: HTTPServer
+    let log = DeliveryLog()
+
+    /// Starts on `port` (0 = any free port).
+    init(port: Int = 0, status: HTTPStatus = .noContent) throws {
+        let log = self.log
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port)) { request in
+            log.items.withLock {
+                $0.append(
+                    Delivery(
+                        id: request.headers["webhook-id"] ?? "", timestamp: request.headers["webhook-timestamp"] ?? "",
+                        signature: request.headers["webhook-signature"] ?? "", body: request.body))
+            }
+            return .empty(status)
+        }
+        try server.start()
+    }
+
+    var port: Int { server.boundPort ?? 0 }
+    var url: String { "http://127.0.0.1:\(port)/hooks/lifecycle" }
+    var received: [Delivery] { log.items.withLock { $0 } }
+
+    func stop() async { await server.shutdown() }
+
+    /// Waits until `count` deliveries arrived or `timeout` passed; returns what arrived.
+    func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async -> [Delivery] {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while received.count < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return received
+    }
+
+    /// A port that nothing listens on now, for "the receiver is down" (bound once, then released).
+    static func unusedPort() async throws -> Int {
+        let probe = try WebhookReceiver()
+        let port = probe.port
+        await probe.stop()
+        return port
+    }
+}
