@@ -82,6 +82,9 @@ public protocol StoreReader {
     func erasureStepCounts() throws -> [ErasureStepCount]
     /// Jobs not completed nor cancelled whose deadline is before `now`.
     func overdueErasureJobCount(now: Instant) throws -> Int
+    /// Up to `limit` uncancelled jobs with a step in `waiting-callback` whose last attempt was at or before
+    /// `cutoff`: callbacks that never came, oldest job first.
+    func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws -> [StoredErasureJob]
     /// How many of the service's own copies of one account's personal data remain: inbox rows still holding
     /// an e-mail or raw JWS (`relayEmail`), and a stored Apple token (`appleTokens`). 0 proves a scrub.
     func remainingSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int

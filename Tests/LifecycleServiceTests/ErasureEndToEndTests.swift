@@ -80,6 +80,26 @@ struct ErasureEndToEndTests {
         await harness.stop()
     }
 
+    @Test("serve runs due erasure steps in the background without a command")
+    func serveRunsJobs() async throws {
+        let scenario = try ErasureScenario(runInServe: true)
+        let harness = scenario.harness
+        let service = try await harness.start()
+        _ = try await harness.post(harness.body(type: "account-delete", subject: subject))
+        let store = service.context.store
+        let jobID = try #require(try await store.jobs(subject: subject).first).id
+        let giveUp = ContinuousClock.now + .seconds(10)
+        var job = try await store.job(jobID)
+        while job.status != .completed, ContinuousClock.now < giveUp {
+            try await Task.sleep(for: .milliseconds(20))
+            job = try await store.job(jobID)
+        }
+        #expect(job.status == .completed)
+        let left = try ErasureScenario.rows(of: subject, in: scenario.appDatabase)
+        #expect(left == 0)
+        await harness.stop()
+    }
+
     @Test("a failing target is retried with backoff, ends failed with its error code, and jobs retry runs it again")
     func failingTargetRetries() async throws {
         let scenario = try ErasureScenario(createDatabase: false)

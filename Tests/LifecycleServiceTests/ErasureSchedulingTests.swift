@@ -102,7 +102,7 @@ struct ErasureSchedulingTests {
                     "targets": ["backend": ["type": "webhook"]], "categories": .object(categories),
                 ]
             ],
-            "erasure": ["pollMilliseconds": 3_600_000],
+            "erasure": ["runInServe": false],
         ])
         try FileManager.default.copyItem(
             atPath: ErasureScenario.shippedPolicies, toPath: harness.directory.file("policies"))
@@ -154,6 +154,25 @@ struct ErasureSchedulingTests {
         #expect(job.status == .completed)
         let again = try await runner.completeCallback(jobID: jobID, target: "backend")
         #expect(again == .notWaiting(.done), "a repeated callback changes nothing")
+
+        // A second deletion whose callback never comes: after erasure.callbackTimeoutSeconds it is unverified.
+        let other = ErasureScenario.otherSubject
+        var silent = transition
+        silent.subject = other
+        try await context.store.write { [silent] writer in _ = try transitions.apply(silent, in: writer) }
+        var impatient = context.configuration
+        impatient.erasure.callbackTimeoutSeconds = 1
+        let sweeper = ErasureJobRunner(
+            configuration: impatient, store: context.store, log: context.log, metrics: context.metrics,
+            clock: context.clock, owner: "sweeper", webhookSigners: context.webhookSigners)
+        try await sweeper.runOnce()
+        let silentID = try #require(try await context.store.jobs(subject: other).first).id
+        #expect(try await context.store.job(silentID).job.steps[0].status == .waitingCallback)
+        try await Task.sleep(for: .milliseconds(1100))
+        try await sweeper.runOnce()
+        let expired = try await context.store.job(silentID)
+        #expect(expired.job.steps[0].status == .unverified, "acknowledged but never confirmed")
+        #expect(expired.status == .unverified)
         await context.close()
         await receiver.shutdown()
     }

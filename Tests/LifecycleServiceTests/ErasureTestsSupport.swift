@@ -32,7 +32,7 @@ struct ErasureScenario {
     init(
         policy: String = "default", databaseName: String = "app.sqlite", createDatabase: Bool = true,
         statements: [JSONValue] = ErasureScenario.defaultStatements, verify: JSONValue = ErasureScenario.defaultVerify,
-        maxAttempts: Int64 = 3
+        maxAttempts: Int64 = 3, runInServe: Bool = false
     ) throws {
         var categories: JSONObject = [:]
         for category in DataCategory.allCases { categories[category.canonicalName] = ["app-db", "self"] }
@@ -51,7 +51,7 @@ struct ErasureScenario {
             "apps": [app], "policiesDirectory": "policies",
             "erasure": [
                 "maxAttempts": .integer(maxAttempts), "baseDelayMilliseconds": 20, "maxDelayMilliseconds": 40,
-                "pollMilliseconds": 3_600_000, "leaseSeconds": 30,
+                "pollMilliseconds": runInServe ? 50 : 3_600_000, "leaseSeconds": 30, "runInServe": .bool(runInServe),
             ],
         ])
         try FileManager.default.copyItem(atPath: Self.shippedPolicies, toPath: harness.directory.file("policies"))

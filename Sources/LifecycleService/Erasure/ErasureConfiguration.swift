@@ -30,6 +30,9 @@ public enum ErasureTarget: Sendable, Hashable {
 /// How the erasure job runner works (top-level `erasure` object). Defaults suit production; tests shorten the
 /// delays.
 public struct ErasureRunnerConfiguration: Sendable {
+    /// Whether `serve` runs the job runner in the background. Default true; false leaves erasure to
+    /// `lifecycle jobs run` (cron, a dedicated instance).
+    public var runInServe: Bool = true
     /// Attempts per step before it is `failed` (the first counts). Default 8.
     public var maxAttempts: Int = 8
     /// The retry delay cap after the first failure (full-jitter backoff, ``RetrySchedule``). Default 60 s.
@@ -46,6 +49,9 @@ public struct ErasureRunnerConfiguration: Sendable {
     public var timeoutMilliseconds: Int = 10_000
     /// How long a `sqlite` target waits for the app's own locks. Default 5 s.
     public var busyTimeoutMilliseconds: Int = 5_000
+    /// How long a webhook target that answered 202 has to call back before the step is `unverified` (the
+    /// target acknowledged but never confirmed). Default 7 days.
+    public var callbackTimeoutSeconds: Int = 604_800
 
     public init() {}
 

@@ -46,11 +46,13 @@ public final class ErasureJobRunner: Sendable {
         public var total: Int { attempts.values.reduce(0, +) }
     }
 
-    /// Executes every step due now, round after round (a finished app target can make `self` due), until a
-    /// claim finds nothing. Each step's attempts are bounded by the retry schedule, so this ends.
+    /// Ends callbacks that never came, then executes every step due now, round after round (a finished app
+    /// target can make `self` due), until a claim finds nothing. Each step's attempts are bounded by the retry
+    /// schedule, so this ends.
     @discardableResult
     public func runOnce() async throws -> Summary {
         var summary = Summary()
+        for status in try await expireCallbacks() { summary.attempts[status, default: 0] += 1 }
         while true {
             let now = clock.now()
             let leaseUntil = now.adding(milliseconds: Int64(configuration.erasure.leaseSeconds) * 1000)
@@ -80,6 +82,36 @@ public final class ErasureJobRunner: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(configuration.erasure.pollMilliseconds))
         }
+    }
+
+    /// Steps waiting longer than `erasure.callbackTimeoutSeconds` for their callback end `unverified`: the
+    /// target acknowledged the request but never confirmed the erasure.
+    private func expireCallbacks() async throws -> [ErasureStepStatus] {
+        let now = clock.now()
+        let cutoff = now.adding(milliseconds: -Int64(configuration.erasure.callbackTimeoutSeconds) * 1000)
+        let limit = configuration.erasure.batchSize
+        let jobs = try await store.read { reader in try reader.erasureJobsAwaitingCallback(since: cutoff, limit: limit)
+        }
+        var statuses: [ErasureStepStatus] = []
+        for stored in jobs {
+            for index in stored.job.steps.indices {
+                let waiting = stored.job.steps[index]
+                guard waiting.status == .waitingCallback, let last = waiting.lastAttemptAt, last <= cutoff else {
+                    continue
+                }
+                var job = stored.job
+                _ = job.record(
+                    stepResult: .callbackTimedOut, step: index, at: now, retry: configuration.erasure.retrySchedule,
+                    random: random())
+                let step = job.steps[index]
+                let saved = try await store.write { writer in
+                    try writer.recordErasureStep(jobID: stored.id, index: index, step: step, owner: nil, at: now)
+                }
+                observe(step: step, target: step.target, job: saved, app: stored.app, subject: stored.subject)
+                statuses.append(step.status)
+            }
+        }
+        return statuses
     }
 
     /// Executes one claimed step and stores its result; returns the status the step was left in.

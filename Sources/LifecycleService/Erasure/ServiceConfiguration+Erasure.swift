@@ -76,9 +76,10 @@ extension ServiceConfiguration {
         var reader = try root.objectOrEmpty("erasure")
         try reader.allow([
             "maxAttempts", "baseDelayMilliseconds", "maxDelayMilliseconds", "leaseSeconds", "pollMilliseconds",
-            "batchSize", "timeoutMilliseconds", "busyTimeoutMilliseconds",
+            "batchSize", "timeoutMilliseconds", "busyTimeoutMilliseconds", "callbackTimeoutSeconds", "runInServe",
         ])
         var runner = ErasureRunnerConfiguration()
+        runner.runInServe = try reader.bool("runInServe", default: true)
         runner.maxAttempts = Int(try reader.integer("maxAttempts", default: 8, range: 1...100, fix: "a count"))
         runner.baseDelayMilliseconds = Int(
             try reader.integer("baseDelayMilliseconds", default: 60_000, range: 1...86_400_000, fix: "milliseconds"))
@@ -93,6 +94,8 @@ extension ServiceConfiguration {
             try reader.integer("timeoutMilliseconds", default: 10_000, range: 100...300_000, fix: "milliseconds"))
         runner.busyTimeoutMilliseconds = Int(
             try reader.integer("busyTimeoutMilliseconds", default: 5_000, range: 0...600_000, fix: "milliseconds"))
+        runner.callbackTimeoutSeconds = Int(
+            try reader.integer("callbackTimeoutSeconds", default: 604_800, range: 1...31_622_400, fix: "seconds"))
         try reader.finish()
         return runner
     }

@@ -109,7 +109,9 @@ public final class ServiceRuntime: Sendable {
         for app in context.configuration.apps where app.erasure == nil {
             log.warning("erasure.unmapped_app", [("app", .string(app.id))])
         }
-        startBackground { [erasureRunner] in await erasureRunner.run() }
+        if context.configuration.erasure.runInServe {
+            startBackground { [erasureRunner] in await erasureRunner.run() }
+        }
     }
 
     private func startBackground(_ work: @escaping @Sendable () async -> Void) {

@@ -185,6 +185,18 @@ extension SQLiteAccess {
         }
     }
 
+    func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws(StoreError) -> [StoredErasureJob] {
+        try sqlite {
+            try loadJobs(
+                """
+                SELECT \(Self.jobColumns) FROM erasure_jobs
+                WHERE cancelled_at_ms IS NULL AND id IN (
+                    SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= ?)
+                ORDER BY id LIMIT ?
+                """, [cutoff.millisecondsSinceEpoch, max(0, limit)])
+        }
+    }
+
     // MARK: Writing
 
     func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws(StoreError)
