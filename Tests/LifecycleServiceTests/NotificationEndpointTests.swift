@@ -9,11 +9,14 @@ import Testing
 @testable import LifecycleService
 
 /// The live endpoint over a real socket and a real SQLite file: what Apple's retries and an operator rely on.
+/// Every test runs twice: over plain HTTP and over HTTPS served by the service itself.
 @Suite("Notification endpoint end to end")
 struct NotificationEndpointTests {
-    @Test("a signed notification is stored and answered 200 accepted; the same again is 200 duplicate, stored once")
-    func acceptedThenDuplicate() async throws {
-        let harness = try ServiceHarness()
+    @Test(
+        "a signed notification is stored and answered 200 accepted; the same again is 200 duplicate, stored once",
+        arguments: ServiceHarness.Transport.allCases)
+    func acceptedThenDuplicate(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         let service = try await harness.start()
         let body = harness.body(type: "consent-revoked")
 
@@ -30,9 +33,11 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("the same event resent under a new jti is a duplicate of the stored event")
-    func semanticDuplicate() async throws {
-        let harness = try ServiceHarness()
+    @Test(
+        "the same event resent under a new jti is a duplicate of the stored event",
+        arguments: ServiceHarness.Transport.allCases)
+    func semanticDuplicate(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         let service = try await harness.start()
         let eventTime = Instant(millisecondsSinceEpoch: 1_752_572_190_719)
         let first = try await harness.post(harness.body(type: "account-delete", eventTime: eventTime))
@@ -43,9 +48,11 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("a tampered notification is 400 with its reason code and leaves no event, only a rejection record")
-    func tamperedIsRejected() async throws {
-        let harness = try ServiceHarness()
+    @Test(
+        "a tampered notification is 400 with its reason code and leaves no event, only a rejection record",
+        arguments: ServiceHarness.Transport.allCases)
+    func tamperedIsRejected(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         let service = try await harness.start()
         var text = String(decoding: harness.body(type: "consent-revoked"), as: UTF8.self)
         // Flip one character of the signature segment.
@@ -69,7 +76,7 @@ struct NotificationEndpointTests {
             ("{}", "missing_payload"), ("not json", "malformed_body"), ("{\"payload\":\"a.b\"}", "malformed_jws"),
         ])
     func unverifiable(body: String, code: String) async throws {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(transport: .tls)
         try await harness.start()
         let answer = try await harness.post(Array(body.utf8))
         #expect(answer.status == 400)
@@ -77,9 +84,9 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("a token for an audience no app lists is 400 invalid_audience")
-    func wrongAudience() async throws {
-        let harness = try ServiceHarness()
+    @Test("a token for an audience no app lists is 400 invalid_audience", arguments: ServiceHarness.Transport.allCases)
+    func wrongAudience(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         try await harness.start()
         let answer = try await harness.post(harness.body(type: "consent-revoked", audience: "com.other.app"))
         #expect(answer.status == 400)
@@ -87,9 +94,11 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("an unknown event type is stored and answered 200 ignored, never dropped")
-    func unknownType() async throws {
-        let harness = try ServiceHarness()
+    @Test(
+        "an unknown event type is stored and answered 200 ignored, never dropped",
+        arguments: ServiceHarness.Transport.allCases)
+    func unknownType(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         let service = try await harness.start()
         let answer = try await harness.post(harness.body(type: "account-suspended"))
         #expect(answer.status == 200)
@@ -101,9 +110,9 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("notifications survive a restart of the server")
-    func survivesRestart() async throws {
-        let harness = try ServiceHarness()
+    @Test("notifications survive a restart of the server", arguments: ServiceHarness.Transport.allCases)
+    func survivesRestart(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         try await harness.start()
         for type in ["email-disabled", "email-enabled", "consent-revoked"] {
             #expect(try await harness.post(harness.body(type: type)).status == 200)
@@ -114,9 +123,11 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("the endpoint allows only POST; health, readiness and metrics answer")
-    func otherRoutes() async throws {
-        let harness = try ServiceHarness()
+    @Test(
+        "the endpoint allows only POST; health, readiness and metrics answer",
+        arguments: ServiceHarness.Transport.allCases)
+    func otherRoutes(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         try await harness.start()
         let client = try harness.client
         let get = try await client.get("/apple/notifications")
@@ -125,14 +136,21 @@ struct NotificationEndpointTests {
         #expect(try await client.get("/healthz").status == 200)
         let ready = try await client.get("/readyz")
         #expect(ready.status == 200)
-        #expect(JSONValue.parseIfValid(ready.body)?["status"] == "ready")
+        let readiness = JSONValue.parseIfValid(ready.body)
+        #expect(readiness?["status"] == "ready")
+        if transport == .tls {
+            // The harness's certificate is valid for 90 days.
+            #expect((readiness?["certificateDaysUntilExpiry"]?.integerValue ?? 0) >= 89)
+            let metrics = String(decoding: try await client.get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("lifecycle_tls_certificate_expiry_days "))
+        }
         #expect(try await client.get("/nope").status == 404)
         await harness.stop()
     }
 
-    @Test("logs name the subject only by its keyed pseudonym")
-    func logsHaveNoRawSubject() async throws {
-        let harness = try ServiceHarness()
+    @Test("logs name the subject only by its keyed pseudonym", arguments: ServiceHarness.Transport.allCases)
+    func logsHaveNoRawSubject(transport: ServiceHarness.Transport) async throws {
+        let harness = try ServiceHarness(transport: transport)
         try await harness.start()
         _ = try await harness.post(harness.body(type: "consent-revoked"))
         await harness.stop()

@@ -4,8 +4,9 @@ import LifecycleCore
 /// What happened to one incoming notification. Decides the HTTP answer (DESIGN.md §4): 200 for the first
 /// three (only after the commit), 400 for `rejected`, 503 for `unavailable` so that Apple retries.
 public enum IngestOutcome: Sendable, Equatable {
-    /// Verified, stored and applied.
-    case accepted(notificationID: Int64, app: String, type: AppleEventType)
+    /// Verified and stored; `account` says what the state machine made of it (applied, stale, duplicate,
+    /// ignored after deletion).
+    case accepted(notificationID: Int64, app: String, type: AppleEventType, account: AccountOutcome)
     /// Already stored under the same `jti`, or the same (app, sub, type, event_time) under another `jti`.
     case duplicate(existingID: Int64)
     /// Verified and stored, but the `type` is not one this service acts on: recorded, counted, never dropped.

@@ -42,6 +42,7 @@ public final class NotificationIngestor: Sendable {
         metrics.describe(
             "lifecycle_rejections_total", kind: "counter",
             help: "Notifications that failed verification, by reason code.")
+        AccountTransitionMetrics.describe(in: metrics)
         metrics.describe(
             "lifecycle_last_accepted_notification_timestamp_seconds", kind: "gauge",
             help: "Unix time of the last accepted notification.")
@@ -104,17 +105,19 @@ public final class NotificationIngestor: Sendable {
         metrics.increment(
             "lifecycle_notifications_total",
             [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
-        if case .accepted = outcome {
+        var fields: [(String, JSONValue)] = [
+            ("type", .string(verified.event.type.canonicalName)),
+            ("event_time", .string(verified.event.eventTime.iso8601)), ("source", .string(source.rawValue)),
+        ]
+        if case .accepted(_, _, _, let account) = outcome {
+            AccountTransitionMetrics.record(account, in: metrics)
+            fields.append(("disposition", .string(account.disposition.canonicalName)))
+            fields.append(("state", .string(account.state.canonicalName)))
             committed.notify()
             metrics.set(
                 "lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
         }
-        log.log(
-            .info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject,
-            [
-                ("type", .string(verified.event.type.canonicalName)),
-                ("event_time", .string(verified.event.eventTime.iso8601)), ("source", .string(source.rawValue)),
-            ])
+        log.log(.info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject, fields)
         return outcome
     }
 
@@ -134,8 +137,8 @@ public final class NotificationIngestor: Sendable {
             let context = TransitionContext(
                 app: new.app, subject: new.notification.event.subject, input: input, source: new.source,
                 notificationID: id)
-            try transitions.apply(context, in: writer)
-            return .accepted(notificationID: id, app: new.app, type: type)
+            let account = try transitions.apply(context, in: writer)
+            return .accepted(notificationID: id, app: new.app, type: type, account: account)
         }
     }
 

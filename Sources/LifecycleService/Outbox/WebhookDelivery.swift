@@ -14,14 +14,12 @@ struct WebhookDelivery: Sendable {
     let endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)]
     let timeout: Duration
     let clock: any WallClock
+    /// Extra CA for `https://` receivers signed by a private CA; the system trust store otherwise.
+    var trustedCAFile: String? = nil
 
     func deliver(_ message: OutboxMessage) async -> Result {
         guard let (endpoint, signer) = endpoints[message.app] else {
             return .failed(error: "no_webhook_configured", status: nil)
-        }
-        guard !endpoint.isTLS else {
-            // The built-in client speaks plain HTTP; put a TLS-terminating proxy or sidecar in front.
-            return .failed(error: "tls_unsupported", status: nil)
         }
         let body = Array(message.payload.utf8)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
@@ -30,7 +28,9 @@ struct WebhookDelivery: Sendable {
         {
             try? headers.add(name: name, value: value)
         }
-        let client = HTTPClient(host: endpoint.host, port: endpoint.port, timeout: timeout)
+        let client = HTTPClient(
+            host: endpoint.host, port: endpoint.port, timeout: timeout,
+            tls: endpoint.isTLS ? TLSClientConfiguration(serverName: endpoint.host, trustedCAFile: trustedCAFile) : nil)
         do {
             let response = try await client.post(endpoint.target, headers: headers, body: body)
             if (200..<300).contains(response.status) { return .delivered(status: response.status) }
@@ -48,6 +48,7 @@ struct WebhookDelivery: Sendable {
         case .malformedResponse: "malformed_response"
         case .responseTooLarge: "response_too_large"
         case .invalidAddress: "invalid_address"
+        case .tlsHandshakeFailed: "tls_handshake_failed"
         default: "transport_failed"
         }
     }

@@ -10,8 +10,11 @@ import LifecycleCore
 enum NotificationResponses {
     static func response(for outcome: IngestOutcome) -> HTTPResponse {
         switch outcome {
-        case .accepted(let id, _, _):
-            .jsonDocument(["status": "accepted", "id": .integer(id)])
+        case .accepted(let id, _, _, let account):
+            .jsonDocument([
+                "status": "accepted", "id": .integer(id), "disposition": .string(account.disposition.canonicalName),
+                "state": .string(account.state.canonicalName),
+            ])
         case .duplicate(let id):
             .jsonDocument(["status": "duplicate", "id": .integer(id)])
         case .ignored(let id, _, let type):

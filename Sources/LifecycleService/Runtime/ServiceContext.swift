@@ -1,5 +1,6 @@
 import AppleNotifications
 import Foundation
+import HTTP
 import LifecycleCore
 import LifecycleStore
 
@@ -17,6 +18,8 @@ public final class ServiceContext: Sendable {
     public let ingestor: NotificationIngestor
     /// Rung after a commit that may have enqueued outbox messages, so delivery starts without waiting for a poll.
     let outboxSignal = WakeSignal()
+    /// The public listener's certificate and key, when it serves HTTPS itself.
+    public let tls: TLSServerContext?
     /// Signing secrets of the apps that have a webhook, by app id.
     let webhookSigners: [String: WebhookSigner]
     /// The one way accounts change, shared by every entry point.
@@ -25,9 +28,10 @@ public final class ServiceContext: Sendable {
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
         pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
-        webhookSigners: [String: WebhookSigner] = [:]
+        webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil
     ) {
         self.webhookSigners = webhookSigners
+        self.tls = tls
         self.configuration = configuration
         self.store = store
         self.keys = keys
@@ -58,6 +62,10 @@ public final class ServiceContext: Sendable {
         let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
         let log = EventLog(level: configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
         let webhookSigners = try loadWebhookSigners(configuration)
+        // An expired certificate or one that does not match its key stops start-up here, with one line.
+        let tls = try configuration.publicListener.tls.map { files in
+            try TLSServerContext(certificateChainFile: files.certificateFile, privateKeyFile: files.privateKeyFile)
+        }
         let store = try await openStore(configuration.storage)
         guard let source = JWKSSource(configuration.apple.jwks) else {
             throw ConfigurationError(
@@ -72,7 +80,7 @@ public final class ServiceContext: Sendable {
             now: { clock.now() })
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
-            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners)
+            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners, tls: tls)
     }
 
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.

@@ -41,12 +41,24 @@ public final class ServiceRuntime: Sendable {
         let ingestor = Reloadable(context.ingestor)
         self.ingestor = ingestor
         let configuration = context.configuration
+        let tls = context.tls
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
             ingestor: { ingestor.current }, store: context.store, keys: context.keys,
-            metrics: context.metrics)
-        publicServer = HTTPServer(
-            configuration: Self.serverConfiguration(configuration.publicListener), handler: routes.handle)
+            metrics: context.metrics,
+            readinessDetails: {
+                guard let tls else { return ["tls": "terminated upstream"] }
+                return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
+            })
+        if let tls {
+            context.metrics.describe(
+                "lifecycle_tls_certificate_expiry_days", kind: "gauge",
+                help: "Days until the public listener's certificate expires (negative once expired).")
+            context.metrics.collect { [("lifecycle_tls_certificate_expiry_days", [], Double(tls.daysUntilExpiry()))] }
+        }
+        var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
+        if let tls { serverConfiguration.transport = .tls(tls) }
+        publicServer = HTTPServer(configuration: serverConfiguration, handler: routes.handle)
         var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
         for app in configuration.apps {
             if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url),
@@ -167,6 +179,14 @@ public final class ServiceRuntime: Sendable {
                 log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
             } catch {
                 log.log(.error, "reload.refused", [("error", .string(String(describing: error)))])
+            }
+        }
+        if let tls = context.tls {
+            do {
+                try tls.reload()
+                log.info("reload.certificate", [("daysUntilExpiry", .integer(Int64(tls.daysUntilExpiry())))])
+            } catch {
+                log.log(.error, "reload.certificate_refused", [("error", .string(error.message))])
             }
         }
         if let error = await context.keys.refresh() {

@@ -23,9 +23,22 @@ final class ServiceHarness: Sendable {
     /// The secret the app's webhook receiver verifies signatures with.
     static let webhookSecret = "whsec_" + Data("test-webhook-secret-32-bytes-long".utf8).base64EncodedString()
 
+    /// How the public listener is reached: plain HTTP (behind a TLS-terminating proxy) or HTTPS served itself.
+    enum Transport: String, Sendable, CaseIterable, CustomStringConvertible {
+        case plain, tls
+        var description: String { rawValue }
+    }
+
+    let transport: Transport
+
     /// With `adminToken`, the admin listener runs on an ephemeral loopback port with that token in a file.
-    init(extraConfiguration: JSONObject = [:], webhookURL: String? = nil, adminToken: String? = nil) throws {
+    /// With `.tls`, a test CA and a localhost certificate are issued and the public listener serves HTTPS.
+    init(
+        extraConfiguration: JSONObject = [:], webhookURL: String? = nil, adminToken: String? = nil,
+        transport: Transport = .plain
+    ) throws {
         directory = try TemporaryDirectory()
+        self.transport = transport
         try Data(tokens.jwks.encoded()).write(to: URL(fileURLWithPath: directory.file("jwks.json")))
         var app: JSONObject = ["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]
         if let webhookURL {
@@ -45,6 +58,20 @@ final class ServiceHarness: Sendable {
                 atPath: directory.file("secrets"), withIntermediateDirectories: true)
             try Data((adminToken + "\n").utf8).write(to: URL(fileURLWithPath: directory.file("secrets/admin-token")))
             config["admin"] = ["host": "127.0.0.1", "port": 0, "tokenFile": "secrets/admin-token"]
+        }
+        if transport == .tls {
+            let authority = try DevelopmentCertificates.authority(commonName: "Harness CA")
+            let leaf = try DevelopmentCertificates.issue(
+                DevelopmentCertificates.Request(
+                    commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]),
+                signedBy: authority)
+            try authority.certificatePEM.write(toFile: directory.file("ca.pem"), atomically: true, encoding: .utf8)
+            try leaf.certificatePEM.write(toFile: directory.file("server.crt"), atomically: true, encoding: .utf8)
+            try leaf.privateKeyPEM.write(toFile: directory.file("server.key"), atomically: true, encoding: .utf8)
+            config["public"] = [
+                "host": "127.0.0.1", "port": 0,
+                "tls": ["certificateFile": "server.crt", "privateKeyFile": "server.key"],
+            ]
         }
         for member in extraConfiguration { config[member.key] = member.value }
         configurationFile = directory.file("lifecycle.json")
@@ -75,8 +102,15 @@ final class ServiceHarness: Sendable {
     var client: HTTPClient {
         get throws {
             guard let port = runtime.withLock({ $0?.publicPort }) else { throw HarnessError.notRunning }
-            return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            return publicClient(port: port)
         }
+    }
+
+    func publicClient(port: Int) -> HTTPClient {
+        HTTPClient(
+            host: "127.0.0.1", port: port, timeout: .seconds(10),
+            tls: transport == .tls
+                ? TLSClientConfiguration(serverName: "localhost", trustedCAFile: directory.file("ca.pem")) : nil)
     }
 
     /// A client of the admin listener (only when the harness was made with an admin token).
@@ -115,7 +149,7 @@ final class ServiceHarness: Sendable {
     func post(
         _ body: [UInt8], path: String = "/apple/notifications", port: Int? = nil
     ) async throws -> (status: Int, json: JSONValue?) {
-        let client = try port.map { HTTPClient(host: "127.0.0.1", port: $0, timeout: .seconds(10)) } ?? self.client
+        let client = try port.map { publicClient(port: $0) } ?? self.client
         let response = try await client.post(path, headers: ["Content-Type": "application/json"], body: body)
         return (response.status, JSONValue.parseIfValid(response.body))
     }
