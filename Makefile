@@ -5,7 +5,7 @@ CONFIG ?= $(DEV_DIR)/lifecycle.json
 LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
-.PHONY: run test test-sqlite build release deps lint format dev-setup clean
+.PHONY: run test test-sqlite test-deps build release deps lint format dev-setup clean
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -37,18 +37,31 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-## The whole suite: format lint, then every test target, the store suite against SQLite and against a
-## throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses LIFECYCLE_TEST_POSTGRES_URL when set).
-test: deps
+## The whole suite: format lint, every test target, then the testssl.sh scan of the TLS listener on its own
+## (it keeps both cores busy and would starve the timing-sensitive tests if run alongside them). Tests run
+## one at a time (~25 s): deadline tests measure real time, and on 2 cores hundreds of tests in parallel
+## would make those measurements, not the code, decide the outcome. The store suite runs against SQLite and
+## against a throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses LIFECYCLE_TEST_POSTGRES_URL
+## when set).
+test: deps test-deps
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	scripts/with-postgres.sh $(SWIFT) test --skip-build
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --no-parallel
+	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
-## The same suite without PostgreSQL: the PostgreSQL store tests are skipped.
-test-sqlite: deps
+## The same suite without PostgreSQL: the PostgreSQL store tests are skipped, with the reason printed.
+test-sqlite: deps test-deps
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build
+	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build --no-parallel
+	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
+
+## Test-only tools from Debian: testssl.sh scans the HTTPS listener (the scan is skipped when absent).
+test-deps:
+	@dpkg -s testssl.sh >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq testssl.sh \
+	  || echo "testssl.sh could not be installed; its scan will be skipped"; }
 
 clean:
 	rm -rf .build var

@@ -6,7 +6,8 @@ public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
         EndpointCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
-        BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self,
+        BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
+        JobsCommand.self,
     ]
 
     static var overview: String {

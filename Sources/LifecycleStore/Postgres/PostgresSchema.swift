@@ -15,6 +15,7 @@ enum PostgresSchema {
         Migration(version: 4, name: "accounts", sql: accounts),
         Migration(version: 5, name: "account-history", sql: accountHistory),
         Migration(version: 6, name: "outbox", sql: outbox),
+        Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
     ]
 
     /// See ``SQLiteSchema/inbox``.
@@ -137,5 +138,54 @@ enum PostgresSchema {
         CREATE INDEX outbox_pending_account ON outbox (app, sub, id) WHERE status = 'pending';
         CREATE INDEX outbox_pending_due ON outbox (available_at_ms, id) WHERE status = 'pending';
         CREATE INDEX outbox_status ON outbox (status, id);
+        """
+
+    /// See ``SQLiteSchema/erasureJobs``. Claims lock steps with `FOR UPDATE OF s SKIP LOCKED`
+    /// (``PostgresAccess/claimErasureSteps(now:owner:leaseUntil:limit:)``).
+    static let erasureJobs = """
+        CREATE TABLE erasure_jobs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C" NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            trigger TEXT NOT NULL,
+            event_time_ms BIGINT NOT NULL,
+            policy_reference TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            categories TEXT NOT NULL,
+            not_before_ms BIGINT NOT NULL,
+            deadline_ms BIGINT NOT NULL,
+            cancel_if_relinked BOOLEAN NOT NULL,
+            basis TEXT,
+            status TEXT COLLATE "C" NOT NULL CHECK (
+                status IN ('scheduled', 'running', 'completed', 'failed', 'cancelled', 'unverified')),
+            created_at_ms BIGINT NOT NULL,
+            finished_at_ms BIGINT,
+            cancelled_at_ms BIGINT,
+            cancel_reason TEXT
+        );
+        CREATE INDEX erasure_jobs_account ON erasure_jobs (app, sub, id);
+        CREATE INDEX erasure_jobs_status ON erasure_jobs (status, id);
+        CREATE TABLE erasure_steps (
+            job_id BIGINT NOT NULL REFERENCES erasure_jobs (id),
+            ordinal BIGINT NOT NULL CHECK (ordinal >= 0),
+            target TEXT COLLATE "C" NOT NULL,
+            status TEXT COLLATE "C" NOT NULL CHECK (
+                status IN ('pending', 'running', 'done', 'waiting-callback', 'failed', 'unverified')),
+            attempts BIGINT NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            next_attempt_at_ms BIGINT,
+            lease_owner TEXT,
+            leased_until_ms BIGINT,
+            started_at_ms BIGINT,
+            last_attempt_at_ms BIGINT,
+            finished_at_ms BIGINT,
+            rows_affected BIGINT,
+            verification_count BIGINT,
+            response_status BIGINT,
+            error_code TEXT,
+            PRIMARY KEY (job_id, ordinal),
+            UNIQUE (job_id, target)
+        );
+        CREATE INDEX erasure_steps_due ON erasure_steps (next_attempt_at_ms) WHERE status = 'pending';
+        CREATE INDEX erasure_steps_running ON erasure_steps (leased_until_ms) WHERE status = 'running';
         """
 }

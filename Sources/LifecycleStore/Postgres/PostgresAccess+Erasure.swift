@@ -1,0 +1,403 @@
+import LifecycleCore
+
+/// Scheduled erasure jobs and their steps (DESIGN.md §7) on PostgreSQL; every query mirrors its
+/// ``SQLiteAccess`` twin.
+///
+/// Claims follow the outbox's pattern (``PostgresAccess/claimOutbox(now:owner:leaseUntil:limit:)``): the due
+/// steps are picked with `FOR UPDATE OF s SKIP LOCKED` in a materialized CTE and leased by the same
+/// statement, so two instances never lease one step; a step whose lease committed after the statement's
+/// snapshot is re-checked on its newest version and excluded. A job's status column is never written
+/// directly: after every step change the job is loaded as the LifecycleCore ``ErasureJob`` value and its
+/// derived status is stored.
+extension PostgresAccess {
+    private static let jobColumns = """
+        id, app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms, deadline_ms,
+        cancel_if_relinked, basis, created_at_ms, cancelled_at_ms, cancel_reason
+        """
+
+    private static let stepColumns = """
+        ordinal, target, status, attempts, next_attempt_at_ms, last_attempt_at_ms, finished_at_ms, rows_affected,
+        verification_count, response_status, error_code, started_at_ms
+        """
+
+    private struct JobRow {
+        var id: Int64
+        var app: String
+        var subject: String
+        var plan: ErasureJobPlan
+        var createdAt: Instant
+        var cancelledAt: Instant?
+        var cancelReason: String?
+    }
+
+    private static func instant(_ row: PostgresRow, _ column: Int) -> Instant? {
+        row.optionalInt64(column).map(Instant.init(millisecondsSinceEpoch:))
+    }
+
+    private static func decodeJob(_ row: PostgresRow) throws(PostgresError) -> JobRow {
+        guard let trigger = PolicyTrigger(canonicalName: row.text(3)) else {
+            throw .unreadable("erasure_jobs", "trigger")
+        }
+        guard let origin = decodeOrigin(row.text(6)) else { throw .unreadable("erasure_jobs", "origin") }
+        var categories: [DataCategory] = []
+        for name in row.text(7).split(separator: ",") {
+            guard let category = DataCategory(canonicalName: String(name)) else {
+                throw .unreadable("erasure_jobs", "categories")
+            }
+            categories.append(category)
+        }
+        let plan = ErasureJobPlan(
+            policyReference: row.text(5), trigger: trigger, eventTime: Instant(millisecondsSinceEpoch: row.int64(4)),
+            origin: origin, categories: categories, targets: [],
+            notBefore: Instant(millisecondsSinceEpoch: row.int64(8)),
+            deadline: Instant(millisecondsSinceEpoch: row.int64(9)), cancelIfRelinked: row.bool(10),
+            basis: row.optionalText(11))
+        return JobRow(
+            id: row.int64(0), app: row.text(1), subject: row.text(2), plan: plan,
+            createdAt: Instant(millisecondsSinceEpoch: row.int64(12)), cancelledAt: instant(row, 13),
+            cancelReason: row.optionalText(14))
+    }
+
+    /// `rules[2]` or `retain[0]`, as ``ErasureJobOrigin/path`` writes it.
+    private static func decodeOrigin(_ text: String) -> ErasureJobOrigin? {
+        for (prefix, make) in [
+            ("rules[", { ErasureJobOrigin.rule(index: $0) }), ("retain[", { ErasureJobOrigin.retention(index: $0) }),
+        ] as [(String, (Int) -> ErasureJobOrigin)] where text.hasPrefix(prefix) && text.hasSuffix("]") {
+            guard let index = Int(text.dropFirst(prefix.count).dropLast()), index >= 0 else { return nil }
+            return make(index)
+        }
+        return nil
+    }
+
+    private func steps(jobID: Int64) throws(PostgresError) -> [(ErasureStep, Instant?)] {
+        var steps: [(ErasureStep, Instant?)] = []
+        for row in try connection.query(
+            "SELECT \(Self.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID])
+        {
+            guard let status = ErasureStepStatus(canonicalName: row.text(2)) else {
+                throw .unreadable("erasure_steps", "status")
+            }
+            let evidence = ErasureStepEvidence(
+                rowsAffected: row.optionalInt64(7).map { Int(truncatingIfNeeded: $0) },
+                verificationCount: row.optionalInt64(8).map { Int(truncatingIfNeeded: $0) },
+                responseStatus: row.optionalInt64(9).map { Int(truncatingIfNeeded: $0) },
+                errorCode: row.optionalText(10))
+            let step = ErasureStep(
+                target: row.text(1), status: status, attempts: row.int(3), nextAttemptAt: Self.instant(row, 4),
+                lastAttemptAt: Self.instant(row, 5), finishedAt: Self.instant(row, 6), evidence: evidence)
+            steps.append((step, Self.instant(row, 11)))
+        }
+        return steps
+    }
+
+    private func assemble(_ row: JobRow) throws(PostgresError) -> StoredErasureJob {
+        let steps = try steps(jobID: row.id)
+        var plan = row.plan
+        plan.targets = steps.map(\.0.target)
+        return StoredErasureJob(
+            id: row.id, app: row.app, subject: row.subject,
+            job: ErasureJob(plan: plan, steps: steps.map(\.0), cancelledAt: row.cancelledAt),
+            createdAt: row.createdAt, cancelReason: row.cancelReason, stepsStartedAt: steps.map(\.1))
+    }
+
+    private func loadJob(id: Int64) throws(PostgresError) -> StoredErasureJob? {
+        try loadJobs("SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id = $1", [id]).first
+    }
+
+    private func loadJobs(
+        _ sql: String, _ arguments: [any PostgresBindable]
+    ) throws(PostgresError) -> [StoredErasureJob] {
+        var jobs: [StoredErasureJob] = []
+        for row in try connection.query(sql, arguments) { jobs.append(try assemble(try Self.decodeJob(row))) }
+        return jobs
+    }
+
+    /// Stores the status and finish time the job value derives from its steps.
+    private func storeDerivedStatus(_ job: StoredErasureJob) throws(PostgresError) {
+        _ = try connection.query(
+            "UPDATE erasure_jobs SET status = $1, finished_at_ms = $2 WHERE id = $3",
+            [job.job.status.rawValue, job.job.finishedAt?.millisecondsSinceEpoch, job.id])
+    }
+
+    // MARK: Reading
+
+    func erasureJob(id: Int64) throws(StoreError) -> StoredErasureJob? {
+        try postgres { try loadJob(id: id) }
+    }
+
+    func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob] {
+        try postgres { () throws -> [StoredErasureJob] in
+            let after = afterID ?? Int64.min
+            if let status {
+                return try loadJobs(
+                    "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
+                    [status.rawValue, after, max(0, limit)])
+            }
+            return try loadJobs(
+                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id > $1 ORDER BY id LIMIT $2",
+                [after, max(0, limit)])
+        }
+    }
+
+    func erasureJobs(app: String, subject: String) throws(StoreError) -> [StoredErasureJob] {
+        try postgres {
+            try loadJobs(
+                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE app = $1 AND sub = $2 ORDER BY id", [app, subject])
+        }
+    }
+
+    func erasureJobCounts() throws(StoreError) -> [ErasureJobStatus: Int] {
+        try postgres { () throws -> [ErasureJobStatus: Int] in
+            var counts = Dictionary(uniqueKeysWithValues: ErasureJobStatus.allCases.map { ($0, 0) })
+            for row in try connection.query("SELECT status, count(*) FROM erasure_jobs GROUP BY status") {
+                guard let status = ErasureJobStatus(rawValue: row.text(0)) else {
+                    throw PostgresError.unreadable("erasure_jobs", "status")
+                }
+                counts[status] = row.int(1)
+            }
+            return counts
+        }
+    }
+
+    /// `target` and `status` are `COLLATE "C"`, so the order is SQLite's.
+    func erasureStepCounts() throws(StoreError) -> [ErasureStepCount] {
+        try postgres { () throws -> [ErasureStepCount] in
+            var counts: [ErasureStepCount] = []
+            for row in try connection.query(
+                "SELECT target, status, count(*) FROM erasure_steps GROUP BY target, status ORDER BY target, status")
+            {
+                guard let status = ErasureStepStatus(canonicalName: row.text(1)) else {
+                    throw PostgresError.unreadable("erasure_steps", "status")
+                }
+                counts.append(ErasureStepCount(target: row.text(0), status: status, count: row.int(2)))
+            }
+            return counts
+        }
+    }
+
+    func overdueErasureJobCount(now: Instant) throws(StoreError) -> Int {
+        try postgres {
+            Int(
+                try connection.queryInt64(
+                    """
+                    SELECT count(*) FROM erasure_jobs
+                    WHERE status NOT IN ('completed', 'cancelled') AND deadline_ms < $1
+                    """,
+                    [now.millisecondsSinceEpoch]) ?? 0)
+        }
+    }
+
+    func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws(StoreError) -> [StoredErasureJob] {
+        try postgres {
+            try loadJobs(
+                """
+                SELECT \(Self.jobColumns) FROM erasure_jobs
+                WHERE cancelled_at_ms IS NULL AND id IN (
+                    SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= $1)
+                ORDER BY id LIMIT $2
+                """, [cutoff.millisecondsSinceEpoch, max(0, limit)])
+        }
+    }
+
+    // MARK: Writing
+
+    func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws(StoreError)
+        -> Int64
+    {
+        try postgres { () throws -> Int64 in
+            let status = ErasureJob(plan: plan).status
+            guard
+                let id = try connection.queryInt64(
+                    """
+                    INSERT INTO erasure_jobs (
+                        app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms,
+                        deadline_ms, cancel_if_relinked, basis, status, created_at_ms
+                    ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                    RETURNING id
+                    """,
+                    [
+                        app, subject, plan.trigger.canonicalName, plan.eventTime.millisecondsSinceEpoch,
+                        plan.policyReference, plan.origin.path,
+                        plan.categories.map(\.canonicalName).joined(separator: ","),
+                        plan.notBefore.millisecondsSinceEpoch, plan.deadline.millisecondsSinceEpoch,
+                        plan.cancelIfRelinked, plan.basis, status.rawValue, createdAt.millisecondsSinceEpoch,
+                    ])
+            else { throw PostgresError(message: "erasure job insert returned no id") }
+            for (ordinal, target) in plan.targets.enumerated() {
+                _ = try connection.query(
+                    """
+                    INSERT INTO erasure_steps (job_id, ordinal, target, status, attempts, next_attempt_at_ms)
+                    VALUES ($1, $2, $3, 'pending', 0, $4)
+                    """, [id, ordinal, target, plan.notBefore.millisecondsSinceEpoch])
+            }
+            return id
+        }
+    }
+
+    func claimErasureSteps(
+        now: Instant, owner: String, leaseUntil: Instant, limit: Int
+    ) throws(StoreError) -> [ClaimedErasureStep] {
+        guard limit > 0 else { return [] }
+        return try postgres { () throws -> [ClaimedErasureStep] in
+            let rows = try connection.query(
+                """
+                WITH picked AS MATERIALIZED (
+                    SELECT s.job_id, s.ordinal FROM erasure_steps AS s
+                    JOIN erasure_jobs AS j ON j.id = s.job_id
+                    WHERE j.cancelled_at_ms IS NULL
+                        AND ((s.status = 'pending' AND s.next_attempt_at_ms <= $3)
+                            OR (s.status = 'running' AND s.leased_until_ms <= $3))
+                        AND (s.target <> $4 OR NOT EXISTS (
+                            SELECT 1 FROM erasure_steps AS other
+                            WHERE other.job_id = s.job_id AND other.target <> $4
+                                AND other.status NOT IN ('done', 'failed', 'unverified')))
+                    ORDER BY j.deadline_ms, s.job_id, s.ordinal
+                    LIMIT $5
+                    FOR UPDATE OF s SKIP LOCKED)
+                UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = $1,
+                    leased_until_ms = $2, last_attempt_at_ms = $3,
+                    started_at_ms = coalesce(erasure_steps.started_at_ms, $3), next_attempt_at_ms = NULL
+                FROM picked
+                WHERE erasure_steps.job_id = picked.job_id AND erasure_steps.ordinal = picked.ordinal
+                RETURNING erasure_steps.job_id, erasure_steps.ordinal
+                """,
+                [
+                    owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
+                    limit,
+                ])
+            let claimed = rows.map { ($0.int64(0), $0.int(1)) }
+            var result: [ClaimedErasureStep] = []
+            for (jobID, ordinal) in claimed.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
+                guard let job = try loadJob(id: jobID) else { continue }
+                try storeDerivedStatus(job)
+                result.append(ClaimedErasureStep(job: job, stepIndex: ordinal))
+            }
+            return result
+        }
+    }
+
+    func recordErasureStep(
+        jobID: Int64, index: Int, step: ErasureStep, owner: String?, at instant: Instant
+    ) throws(StoreError) -> StoredErasureJob? {
+        try postgres { () throws -> StoredErasureJob? in
+            let guardClause =
+                owner == nil
+                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = $12"
+            let evidence = step.evidence
+            var arguments: [any PostgresBindable] = [
+                step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
+                step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
+                evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus, evidence.errorCode,
+                jobID, index,
+            ]
+            if let owner { arguments.append(owner) }
+            let updated = try connection.query(
+                """
+                UPDATE erasure_steps SET status = $1, attempts = $2, next_attempt_at_ms = $3, last_attempt_at_ms = $4,
+                    finished_at_ms = $5, rows_affected = $6, verification_count = $7, response_status = $8,
+                    error_code = $9, leased_until_ms = NULL
+                WHERE job_id = $10 AND ordinal = $11 AND \(guardClause)
+                RETURNING 1
+                """, arguments)
+            guard !updated.isEmpty, let job = try loadJob(id: jobID) else { return nil }
+            try storeDerivedStatus(job)
+            return job
+        }
+    }
+
+    func retryErasureJob(id: Int64, now: Instant) throws(StoreError) -> Int {
+        try postgres { () throws -> Int in
+            let reset = try connection.query(
+                """
+                UPDATE erasure_steps SET status = 'pending', attempts = 0, next_attempt_at_ms = $1,
+                    finished_at_ms = NULL, lease_owner = NULL, leased_until_ms = NULL
+                WHERE job_id = $2 AND status IN ('failed', 'unverified')
+                    AND EXISTS (SELECT 1 FROM erasure_jobs WHERE id = $2 AND cancelled_at_ms IS NULL)
+                RETURNING 1
+                """, [now.millisecondsSinceEpoch, id]
+            ).count
+            if reset > 0, let job = try loadJob(id: id) { try storeDerivedStatus(job) }
+            return reset
+        }
+    }
+
+    func cancelErasureJobsForRelink(
+        app: String, subject: String, at instant: Instant, reason: String
+    ) throws(StoreError) -> [Int64] {
+        try postgres { () throws -> [Int64] in
+            var cancelled: [Int64] = []
+            for stored in try loadJobs(
+                """
+                SELECT \(Self.jobColumns) FROM erasure_jobs
+                WHERE app = $1 AND sub = $2 AND status NOT IN ('completed', 'failed', 'cancelled', 'unverified')
+                ORDER BY id
+                """, [app, subject])
+            {
+                var job = stored.job
+                guard job.cancelForRelink(at: instant) else { continue }
+                _ = try connection.query(
+                    """
+                    UPDATE erasure_jobs SET status = 'cancelled', cancelled_at_ms = $1, finished_at_ms = $1,
+                        cancel_reason = $2
+                    WHERE id = $3
+                    """, [instant.millisecondsSinceEpoch, reason, stored.id])
+                _ = try connection.query(
+                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = $1",
+                    [stored.id])
+                cancelled.append(stored.id)
+            }
+            return cancelled
+        }
+    }
+
+    // MARK: The service's own copies
+
+    func remainingSubjectCopies(
+        app: String, subject: String, relayEmail: Bool, appleTokens: Bool
+    ) throws(StoreError) -> Int {
+        try postgres { () throws -> Int in
+            var remaining = 0
+            if relayEmail {
+                remaining += Int(
+                    try connection.queryInt64(
+                        """
+                        SELECT count(*) FROM notifications
+                        WHERE app = $1 AND sub = $2 AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                        """, [app, subject]) ?? 0)
+            }
+            if appleTokens {
+                remaining += Int(
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM accounts WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL",
+                        [app, subject]) ?? 0)
+            }
+            return remaining
+        }
+    }
+
+    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws(StoreError)
+        -> Int
+    {
+        try postgres { () throws -> Int in
+            var scrubbed = 0
+            if relayEmail {
+                scrubbed += try connection.query(
+                    """
+                    UPDATE notifications SET email = NULL, raw_jws = NULL
+                    WHERE app = $1 AND sub = $2 AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                    RETURNING 1
+                    """, [app, subject]
+                ).count
+            }
+            if appleTokens {
+                scrubbed += try connection.query(
+                    """
+                    UPDATE accounts SET apple_token = NULL WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL
+                    RETURNING 1
+                    """, [app, subject]
+                ).count
+            }
+            return scrubbed
+        }
+    }
+}
