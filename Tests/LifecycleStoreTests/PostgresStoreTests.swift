@@ -53,6 +53,48 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("two instances claiming erasure steps at once lease every due step exactly once")
+    func twoInstancesClaimErasureStepsOnce() async throws {
+        let jobs = 60
+        let t0 = Fixtures.receivedAt
+        let plan = ErasureJobPlan(
+            policyReference: "kr-pipa@1#abc123", trigger: .consentRevoked, eventTime: t0, origin: .rule(index: 0),
+            categories: [.profile], targets: ["app-db", "crm"], notBefore: t0,
+            deadline: t0.adding(seconds: 86_400), cancelIfRelinked: false, basis: nil)
+        try await withStoreLocation(factory) { location in
+            let first = try await factory.open(location)
+            let second = try await factory.open(location)
+            try await first.write { writer in
+                for job in 0..<jobs {
+                    try writer.insertErasureJob(app: "shop", subject: "sub-\(job)", plan: plan, createdAt: t0)
+                }
+            }
+            let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+                for runner in 0..<8 {
+                    let store = runner.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        var mine: [String] = []
+                        while true {
+                            let claimed = try await store.write {
+                                try $0.claimErasureSteps(
+                                    now: t0, owner: "runner-\(runner)", leaseUntil: t0.adding(seconds: 600), limit: 3)
+                            }
+                            if claimed.isEmpty { return mine }
+                            mine += claimed.map { "\($0.job.id)/\($0.stepIndex)" }
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            await first.close()
+            await second.close()
+            let claimed = claims.flatMap { $0 }
+            #expect(claimed.count == jobs * 2)
+            #expect(Set(claimed).count == jobs * 2, "no step was leased twice")
+            #expect(claims.filter { !$0.isEmpty }.count > 1, "the work was shared")
+        }
+    }
+
     @Test("a connection the server dropped is replaced and the next call succeeds")
     func reconnectsAfterServerDropsConnections() async throws {
         try await withStoreLocation(factory) { location in
