@@ -43,7 +43,7 @@ extension ServiceConfiguration {
         try root.allow(
             [
                 "storage", "public", "admin", "apple", "apps", "outbox", "pseudonymKeyFile", "logLevel",
-                "policiesDirectory", "erasure",
+                "policiesDirectory", "erasure", "reconcile",
             ])
 
         var storageReader = try root.objectOrEmpty("storage")
@@ -146,7 +146,7 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds", "webhook"] + appErasureKeys)
+            try appReader.allow(["id", "clientIds", "webhook", "records"] + appErasureKeys)
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -187,8 +187,10 @@ extension ServiceConfiguration {
                 webhook = WebhookConfiguration(url: url, secretFile: secretFile.map(resolve))
             }
             let erasure = try parseAppErasure(&appReader, hasWebhook: webhook != nil, resolve: resolve)
+            let records = try parseRecordSource(&appReader, resolve: resolve)
             try appReader.finish()
-            apps.append(AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure))
+            apps.append(
+                AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure, records: records))
         }
         if apps.isEmpty {
             throw ConfigurationError(
@@ -227,6 +229,7 @@ extension ServiceConfiguration {
         let policiesDirectory = resolve(
             try root.string("policiesDirectory", default: "policies", fix: "a directory of policy files"))
         let erasureRunner = try parseErasureRunner(&root)
+        let reconcile = try parseReconcile(&root)
         try root.finish()
         var configuration = ServiceConfiguration(
             storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
@@ -234,6 +237,7 @@ extension ServiceConfiguration {
         configuration.policiesDirectory = policiesDirectory
         configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
         configuration.erasure = erasureRunner
+        configuration.reconcile = reconcile
         return configuration
     }
 }

@@ -20,6 +20,8 @@ public struct ServiceConfiguration: Sendable {
     public var policies: [String: ErasurePolicy] = [:]
     /// The erasure job runner's settings (`erasure`).
     public var erasure = ErasureRunnerConfiguration()
+    /// The reconciler's settings (`reconcile`).
+    public var reconcile = ReconcileConfiguration()
 
     /// The app a token's `aud` routes to, or nil when no app lists that client ID.
     public func app(forClientID clientID: String) -> AppConfiguration? {
@@ -91,6 +93,8 @@ public struct AppConfiguration: Sendable {
     public var webhook: WebhookConfiguration?
     /// The erasure mapping (`policy`, `targets`, `categories`); nil when the app maps none.
     public var erasure: AppErasureConfiguration? = nil
+    /// The app's own records for the nightly reconcile; nil skips the comparison (gaps are still checked).
+    public var records: RecordSource? = nil
 }
 
 public struct WebhookConfiguration: Sendable {
