@@ -7,6 +7,7 @@ public enum CommandLineInterface {
         EndpointCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self,
+        ReportCommand.self,
     ]
 
     static var overview: String {

@@ -45,7 +45,9 @@ public struct ReportAssembler: Sendable {
             return row(for: event, jobs: jobs, app: inputs.app, asOf: asOf)
         }
         rows.sort {
-            ($0.row.eventTime, $0.row.pseudonym, $0.row.eventType) < ($1.row.eventTime, $1.row.pseudonym, $1.row.eventType)
+            ($0.row.eventTime, $0.row.pseudonym, $0.row.eventType) < (
+                $1.row.eventTime, $1.row.pseudonym, $1.row.eventType
+            )
         }
 
         let findings = inputs.findingRun.map { run in
@@ -62,7 +64,8 @@ public struct ReportAssembler: Sendable {
         }
         let summaryRows = rows.map { ($0.row, $0.deletionCase) }
         let byType = Self.deletionTypes.map { kind in
-            Self.typeSummary(kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf)
+            Self.typeSummary(
+                kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf)
         }
         let openFindings = findings?.items ?? []
         let summary = ReportSummary(

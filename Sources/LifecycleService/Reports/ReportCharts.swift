@@ -75,7 +75,8 @@ enum ReportCharts {
             }
         }
         let axisY = top + Double(types.count) * rowHeight + 6
-        svg += "<line x1=\"\(f(x(0)))\" y1=\"\(f(axisY))\" x2=\"\(f(x(axisMax)))\" y2=\"\(f(axisY))\" class=\"axis\"/>\n"
+        svg +=
+            "<line x1=\"\(f(x(0)))\" y1=\"\(f(axisY))\" x2=\"\(f(x(axisMax)))\" y2=\"\(f(axisY))\" class=\"axis\"/>\n"
         var tick = 0.0
         while tick <= axisMax + step / 2 {
             svg +=
