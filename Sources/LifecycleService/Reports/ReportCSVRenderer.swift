@@ -17,7 +17,7 @@ public enum ReportCSVRenderer {
                 row.pseudonym, row.eventType, row.source.rawValue, row.eventTime.iso8601, row.receivedAt.iso8601,
                 row.policy ?? "", row.deadline?.iso8601 ?? "", row.outcome.rawValue,
                 row.onTime.map { $0 ? "true" : "false" } ?? "", row.completedAt?.iso8601 ?? "",
-                row.daysToComplete.map { String($0) } ?? "", row.verification.rawValue,
+                row.daysToComplete.map { JSONValue.number($0).serialized() } ?? "", row.verification.rawValue,
                 row.targets.map(target).joined(separator: "; "),
                 row.retained.map { "\($0.category) kept under \($0.basis) until \($0.purgeAt.iso8601) (\($0.status))" }
                     .joined(separator: "; "),

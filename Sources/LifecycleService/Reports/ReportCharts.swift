@@ -35,7 +35,7 @@ enum ReportCharts {
         func x(_ days: Double) -> Double { labelWidth + days / axisMax * plotWidth }
         let rowHeight = 46.0
         let top = 10.0
-        let height = top + Double(types.count) * rowHeight + 34
+        let height = top + Double(types.count) * rowHeight + 44
         var svg = """
             <svg class="chart" viewBox="0 0 \(f(width)) \(f(height))" role="img" xmlns="http://www.w3.org/2000/svg">
             <title>Days from event to completed erasure, against the deadline</title>
@@ -56,12 +56,6 @@ enum ReportCharts {
                     "<line x1=\"\(f(x(deadline)))\" y1=\"\(f(y + 4))\" x2=\"\(f(x(deadline)))\" "
                     + "y2=\"\(f(y + rowHeight - 4))\" class=\"deadline\"/>\n"
             }
-            for row in dataset.subjects where row.eventType == summary.type {
-                guard let days = row.daysToComplete else { continue }
-                let late = row.onTime == false
-                svg +=
-                    "<circle cx=\"\(f(x(days)))\" cy=\"\(f(mid))\" r=\"4\" class=\"\(late ? "dot late" : "dot")\"/>\n"
-            }
             if let median = summary.medianDaysToComplete {
                 svg +=
                     "<rect x=\"\(f(x(median) - 2))\" y=\"\(f(mid - 13))\" width=\"4\" height=\"26\" class=\"median\"/>\n"
@@ -69,6 +63,12 @@ enum ReportCharts {
             if let p95 = summary.p95DaysToComplete {
                 svg +=
                     "<rect x=\"\(f(x(p95) - 2.5))\" y=\"\(f(mid - 13))\" width=\"5\" height=\"26\" class=\"p95\"/>\n"
+            }
+            for row in dataset.subjects where row.eventType == summary.type {
+                guard let days = row.daysToComplete else { continue }
+                let late = row.onTime == false
+                svg +=
+                    "<circle cx=\"\(f(x(days)))\" cy=\"\(f(mid))\" r=\"4.5\" class=\"\(late ? "dot late" : "dot")\"/>\n"
             }
             if summary.completed == 0 {
                 svg += "<text x=\"\(f(x(0) + 6))\" y=\"\(f(mid - 8))\" class=\"note\">no completed erasure yet</text>\n"

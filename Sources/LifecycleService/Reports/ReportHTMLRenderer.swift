@@ -245,7 +245,7 @@ public enum ReportHTMLRenderer {
         svg .axis { stroke: #888; stroke-width: 1; }
         svg .allowed { fill: #e7f3e7; }
         svg .deadline { stroke: #b2182b; stroke-width: 2; stroke-dasharray: 4 3; }
-        svg .dot { fill: #4d4d4d; fill-opacity: 0.7; }
+        svg .dot { fill: #4d4d4d; fill-opacity: 0.8; stroke: #fff; stroke-width: 1; }
         svg .dot.late { fill: #b2182b; fill-opacity: 0.9; }
         svg .median { fill: #1a1a1a; }
         svg .p95 { fill: #ef8a62; }
