@@ -223,7 +223,7 @@ public enum ReportHTMLRenderer {
         thead th { background: #f4f4f4; font-weight: 600; }
         tr.total td, tr.total th { font-weight: 650; border-top: 2px solid #bbb; }
         td.bad { color: #b2182b; font-weight: 650; }
-        .requests td { font-size: 11.5px; word-break: break-all; }
+        .requests td { font-size: 11.5px; overflow-wrap: anywhere; }
         code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
         .empty { color: #555; font-style: italic; }
         .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; }
