@@ -6,8 +6,8 @@ public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
         EndpointCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
-        BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self,
-        ReportCommand.self,
+        BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
+        JobsCommand.self, ReportCommand.self,
     ]
 
     static var overview: String {

@@ -68,6 +68,26 @@ public protocol StoreReader {
     /// pending messages first in line for their account, the later of `available_at` and the end of a live
     /// lease. Nil when nothing is pending. It may be in the past: then a claim finds work now.
     func nextOutboxDue() throws -> Instant?
+
+    // MARK: Erasure jobs
+
+    func erasureJob(id: Int64) throws -> StoredErasureJob?
+    /// Jobs in id order after `afterID` (from the start when nil), of one status or all.
+    func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws -> [StoredErasureJob]
+    /// Every job of one account, oldest first.
+    func erasureJobs(app: String, subject: String) throws -> [StoredErasureJob]
+    /// Jobs per status; every status is present, zero when none.
+    func erasureJobCounts() throws -> [ErasureJobStatus: Int]
+    /// Steps per (target, status), only the pairs that occur.
+    func erasureStepCounts() throws -> [ErasureStepCount]
+    /// Jobs not completed nor cancelled whose deadline is before `now`.
+    func overdueErasureJobCount(now: Instant) throws -> Int
+    /// Up to `limit` uncancelled jobs with a step in `waiting-callback` whose last attempt was at or before
+    /// `cutoff`: callbacks that never came, oldest job first.
+    func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws -> [StoredErasureJob]
+    /// How many of the service's own copies of one account's personal data remain: inbox rows still holding
+    /// an e-mail or raw JWS (`relayEmail`), and a stored Apple token (`appleTokens`). 0 proves a scrub.
+    func remainingSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
 }
 
 /// Changes available inside ``Store/write(_:)``.
@@ -133,6 +153,44 @@ public protocol StoreWriter: StoreReader {
     /// - Returns: false when the message does not exist or is not dead.
     @discardableResult
     func retryOutbox(id: Int64, now: Instant) throws -> Bool
+
+    // MARK: Erasure jobs
+
+    /// Inserts a job and one pending step per target of `plan`, each due at `plan.notBefore`; returns its id.
+    @discardableResult
+    func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws -> Int64
+    /// Claims up to `limit` due steps for `owner` until `leaseUntil`: marks each `running`, counts the attempt
+    /// and returns it with its job. Due: `pending` with `next_attempt_at <= now`, or `running` under a lease
+    /// that has passed (its runner died); the job not cancelled; and a ``ErasurePlanner/selfTarget`` step
+    /// only once every other step of its job is final. One `UPDATE` inside the writer's transaction decides,
+    /// so two runners (threads or processes on one database) never hold a live lease on one step.
+    func claimErasureSteps(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws
+        -> [ClaimedErasureStep]
+    /// Stores `step` (the value after ``ErasureStep/record(stepResult:at:retry:random:)``) as step `index` of
+    /// job `jobID`, clears the lease and re-derives the job's status. With an `owner`, only while that owner
+    /// still holds the step (a runner whose lease was taken over is refused); with nil (a callback), only when
+    /// the step is `waiting-callback`.
+    /// - Returns: the job as stored afterwards, or nil when refused.
+    @discardableResult
+    func recordErasureStep(jobID: Int64, index: Int, step: ErasureStep, owner: String?, at instant: Instant) throws
+        -> StoredErasureJob?
+    /// Sends every `failed` or `unverified` step of a finished job back to `pending`, due at `now` with its
+    /// attempts reset, and re-derives the job's status. Cancelled jobs are never retried.
+    /// - Returns: how many steps were reset (0 when the job does not exist or has none to retry).
+    @discardableResult
+    func retryErasureJob(id: Int64, now: Instant) throws -> Int
+    /// Cancels every unfinished job of the account whose rule says `cancelIfRelinked` (``ErasureJob``'s own
+    /// rule), recording `reason`; returns the ids cancelled.
+    /// Scrubs the service's own copies of one account's personal data (the erasure job's `self` step):
+    /// `relayEmail` sets the inbox rows' `email` and `raw_jws` to NULL, `appleTokens` drops the stored token.
+    /// The account row and its history stay as the tombstone (state, dates, which policy erased it), so the
+    /// account stays deleted and a report can still prove when and under which rule.
+    /// - Returns: how many copies were removed.
+    @discardableResult
+    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
+    @discardableResult
+    func cancelErasureJobsForRelink(app: String, subject: String, at instant: Instant, reason: String) throws
+        -> [Int64]
 }
 
 extension StoreReader {

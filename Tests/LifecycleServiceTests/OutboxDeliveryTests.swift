@@ -127,15 +127,15 @@ struct OutboxDeliveryTests {
         try await LifecycleProcess.waitUntilReady(port: publicPort)
         #expect(try await harness.post(harness.body(type: "consent-revoked"), port: publicPort).status == 200)
         first.kill(signal: SIGKILL)
+        _ = await first.waitForExit()
 
         let receiver = try WebhookReceiver(port: port)
         let second = try LifecycleProcess.serve(configurationFile: harness.configurationFile)
-        defer { second.kill(signal: SIGKILL) }
         let deliveries = await receiver.waitFor(1, timeout: .seconds(15))
         #expect(deliveries.count == 1)
         #expect(deliveries.first?.json?["type"] == "account.sessions.terminate")
         second.kill(signal: SIGTERM)
-        #expect(second.waitForExit() == 0)
+        #expect(await second.waitForExit() == 0)
         await receiver.stop()
     }
 }

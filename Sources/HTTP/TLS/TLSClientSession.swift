@@ -36,6 +36,7 @@ public final class TLSClientSession {
     public init(fileDescriptor: Int32, host: String, configuration: TLSClientConfiguration)
         throws(HTTPClientError)
     {
+        BrokenPipe.ignore()
         OpenSSLErrors.clear()
         guard let contextPointer = SSL_CTX_new(TLS_client_method()) else {
             throw .tlsHandshakeFailed("cannot create a TLS context: \(OpenSSLErrors.drain())")

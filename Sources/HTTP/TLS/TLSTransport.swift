@@ -17,6 +17,7 @@ public final class TLSTransport: ConnectionTransport {
 
     /// Takes ownership of a connected, non-blocking socket and of `session` (a fresh server `SSL`).
     init(fileDescriptor: Int32, session ssl: OpaquePointer) {
+        BrokenPipe.ignore()
         self.fileDescriptor = fileDescriptor
         self.ssl = ssl
         _ = SSL_set_fd(ssl, fileDescriptor)

@@ -6,7 +6,7 @@ struct EndpointCommand: LifecycleCommand {
     static let name = "endpoint"
     static let summary = "check that a notification endpoint URL is ready to register with Apple (TLS, ATS, probe)"
     static let help = """
-        usage: lifecycle endpoint check URL [--ca-file FILE] [--timeout SECONDS] [--json]
+        usage: lifecycle endpoint check URL [--ca-file FILE] [--timeout SECONDS] [--slow-after MS] [--json]
 
         Checks URL the way Apple's servers will use it and prints a checklist (✓ pass, ! warning, ✗ fail, with
         the fix under each problem), then a "Korea registration readiness" verdict:
@@ -23,6 +23,7 @@ struct EndpointCommand: LifecycleCommand {
         options:
           --ca-file FILE      trust this PEM CA bundle instead of the system store (private or test CAs)
           --timeout SECONDS   bound on each network step, 1...120 (default 10)
+          --slow-after MS     a probe answered later than this is a warning (default 1000)
           --json              print the report as JSON instead of the checklist
 
         exit status: 0 ready (warnings allowed), 1 not ready, 2 could not run (bad usage)
@@ -31,6 +32,7 @@ struct EndpointCommand: LifecycleCommand {
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
         let caFile = try arguments.option("--ca-file")
         let timeout = try arguments.integerOption("--timeout", range: 1...120) ?? 10
+        let slowAfter = try arguments.integerOption("--slow-after", range: 1...120_000) ?? 1000
         let json = arguments.flag("--json")
         let words = try arguments.positionals(max: 2)
         guard let action = words.first else { throw UsageError("missing action: lifecycle endpoint check URL") }
@@ -39,7 +41,8 @@ struct EndpointCommand: LifecycleCommand {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError("--ca-file \(caFile) is not a readable file")
         }
-        let options = EndpointCheckOptions(url: words[1], trustedCAFile: caFile, timeout: .seconds(timeout))
+        var options = EndpointCheckOptions(url: words[1], trustedCAFile: caFile, timeout: .seconds(timeout))
+        options.slowResponseThreshold = .milliseconds(slowAfter)
         let report = await EndpointChecker(options: options).run()
         io.print(json ? report.renderJSON().serialized(pretty: true) : report.renderText())
         return report.isReady ? ExitStatus.success : ExitStatus.negative

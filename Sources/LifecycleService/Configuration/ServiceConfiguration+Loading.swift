@@ -40,9 +40,11 @@ extension ServiceConfiguration {
                 ? path : baseDirectory + "/" + path
         }
         var root = try ConfigurationReader(file: file, path: "", value: document)
-        try root.allow([
-            "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
-        ])
+        try root.allow(
+            [
+                "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
+                "policiesDirectory", "erasure",
+            ])
 
         var storageReader = try root.objectOrEmpty("storage")
         try storageReader.allow(["url", "busyTimeoutMilliseconds", "maxBatch"])
@@ -144,7 +146,7 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds", "webhook"])
+            try appReader.allow(["id", "clientIds", "webhook"] + appErasureKeys)
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -184,8 +186,9 @@ extension ServiceConfiguration {
                 try webhookReader.finish()
                 webhook = WebhookConfiguration(url: url, secretFile: secretFile.map(resolve))
             }
+            let erasure = try parseAppErasure(&appReader, hasWebhook: webhook != nil, resolve: resolve)
             try appReader.finish()
-            apps.append(AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook))
+            apps.append(AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure))
         }
         if apps.isEmpty {
             throw ConfigurationError(
@@ -233,9 +236,16 @@ extension ServiceConfiguration {
         guard let logLevel = LogLevel(rawValue: levelName) else {
             throw root.error("logLevel", "unknown level \(levelName)", fix: "use debug, info, warning or error")
         }
+        let policiesDirectory = resolve(
+            try root.string("policiesDirectory", default: "policies", fix: "a directory of policy files"))
+        let erasureRunner = try parseErasureRunner(&root)
         try root.finish()
-        return ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
             reports: reports, pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
+        configuration.policiesDirectory = policiesDirectory
+        configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
+        configuration.erasure = erasureRunner
+        return configuration
     }
 }

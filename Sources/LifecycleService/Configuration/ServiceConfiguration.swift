@@ -15,6 +15,12 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: LogLevel
     /// Directory of the configuration file; relative paths in the file are resolved against it.
     public var baseDirectory: String
+    /// Where the erasure policy files are (`policiesDirectory`, default `policies`, resolved like any path).
+    public var policiesDirectory: String = "policies"
+    /// The policies the apps' erasure mappings name, validated, by id.
+    public var policies: [String: ErasurePolicy] = [:]
+    /// The erasure job runner's settings (`erasure`).
+    public var erasure = ErasureRunnerConfiguration()
 
     /// The app a token's `aud` routes to, or nil when no app lists that client ID.
     public func app(forClientID clientID: String) -> AppConfiguration? {
@@ -84,6 +90,8 @@ public struct AppConfiguration: Sendable {
     public var clientIDs: [String]
     /// Where session-termination, e-mail-forwarding and erasure messages go; nil sends none.
     public var webhook: WebhookConfiguration?
+    /// The erasure mapping (`policy`, `targets`, `categories`); nil when the app maps none.
+    public var erasure: AppErasureConfiguration? = nil
 }
 
 public struct WebhookConfiguration: Sendable {

@@ -45,7 +45,9 @@ public final class ServiceContext: Sendable {
                 issuer: configuration.apple.issuer, audiences: configuration.allClientIDs,
                 leewaySeconds: Int64(configuration.apple.leewaySeconds)))
         self.transitions = AccountTransitionRecorder(
-            effects: EffectRecorder(webhookApps: Set(configuration.apps.filter { $0.webhook != nil }.map(\.id))))
+            effects: EffectRecorder(
+                webhookApps: Set(configuration.apps.filter { $0.webhook != nil }.map(\.id)),
+                erasure: ErasureScheduler(configuration: configuration)))
         self.ingestor = NotificationIngestor(
             configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock,
             transitions: transitions, committed: outboxSignal)

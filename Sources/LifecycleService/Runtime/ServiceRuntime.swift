@@ -13,6 +13,9 @@ public final class ServiceRuntime: Sendable {
     /// Identifies this process in heartbeats (host, pid, start time), so a gap is judged per instance.
     public let instanceID: String
 
+    /// Executes due erasure steps in the background (`erasure` settings); also what the admin API's job
+    /// routes call (``ErasureJobRunner/completeCallback(jobID:target:outcome:evidence:)``, ``ErasureJobRunner/retry(jobID:)``).
+    public let erasureRunner: ErasureJobRunner
     private let ingestor: Reloadable<NotificationIngestor>
     private let publicServer: HTTPServer
     let outbox: OutboxDispatcher
@@ -32,6 +35,9 @@ public final class ServiceRuntime: Sendable {
         self.configurationFile = configurationFile
         self.instanceID =
             "\(ProcessInfo.processInfo.hostName):\(getpid()):\(context.clock.now().millisecondsSinceEpoch)"
+        self.erasureRunner = ErasureJobRunner(
+            configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
+            clock: context.clock, owner: instanceID, webhookSigners: context.webhookSigners)
         let ingestor = Reloadable(context.ingestor)
         self.ingestor = ingestor
         let configuration = context.configuration
@@ -112,6 +118,12 @@ public final class ServiceRuntime: Sendable {
             ])
         startBackground { [self] in await heartbeatLoop() }
         startBackground { [outbox] in await outbox.run() }
+        for app in context.configuration.apps where app.erasure == nil {
+            log.warning("erasure.unmapped_app", [("app", .string(app.id))])
+        }
+        if context.configuration.erasure.runInServe {
+            startBackground { [erasureRunner] in await erasureRunner.run() }
+        }
     }
 
     private func startBackground(_ work: @escaping @Sendable () async -> Void) {

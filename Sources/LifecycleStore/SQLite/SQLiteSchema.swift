@@ -8,6 +8,7 @@ enum SQLiteSchema {
         Migration(version: 4, name: "accounts", sql: accounts),
         Migration(version: 5, name: "account-history", sql: accountHistory),
         Migration(version: 6, name: "outbox", sql: outbox),
+        Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
     ]
 
     /// The verified notifications as received. `jti` is the idempotency key Apple gives; the second unique
@@ -139,5 +140,59 @@ enum SQLiteSchema {
         CREATE INDEX outbox_pending_account ON outbox (app, sub, id) WHERE status = 'pending';
         CREATE INDEX outbox_pending_due ON outbox (available_at_ms, id) WHERE status = 'pending';
         CREATE INDEX outbox_status ON outbox (status, id);
+        """
+
+    /// Scheduled erasure (DESIGN.md §7): one job per (input, rule) or retention purge, frozen at scheduling time
+    /// (`policy_reference` is `id@version#sha256`, instants are absolute), and one step per target with its
+    /// evidence. `status` and `finished_at_ms` of a job are a cache of what ``ErasureJob/status`` derives from
+    /// its steps, rewritten after every step change, so lists and counts need no join.
+    ///
+    /// A claimed step is `running` under a lease (`lease_owner` until `leased_until_ms`); a `running` step
+    /// whose lease has passed is claimable again, like an outbox message (the runner died mid-attempt).
+    static let erasureJobs = """
+        CREATE TABLE erasure_jobs (
+            id INTEGER PRIMARY KEY,
+            app TEXT NOT NULL,
+            sub TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            event_time_ms INTEGER NOT NULL,
+            policy_reference TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            categories TEXT NOT NULL,
+            not_before_ms INTEGER NOT NULL,
+            deadline_ms INTEGER NOT NULL,
+            cancel_if_relinked INTEGER NOT NULL CHECK (cancel_if_relinked IN (0, 1)),
+            basis TEXT,
+            status TEXT NOT NULL CHECK (
+                status IN ('scheduled', 'running', 'completed', 'failed', 'cancelled', 'unverified')),
+            created_at_ms INTEGER NOT NULL,
+            finished_at_ms INTEGER,
+            cancelled_at_ms INTEGER,
+            cancel_reason TEXT
+        );
+        CREATE INDEX erasure_jobs_account ON erasure_jobs (app, sub, id);
+        CREATE INDEX erasure_jobs_status ON erasure_jobs (status, id);
+        CREATE TABLE erasure_steps (
+            job_id INTEGER NOT NULL REFERENCES erasure_jobs (id),
+            ordinal INTEGER NOT NULL CHECK (ordinal >= 0),
+            target TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (
+                status IN ('pending', 'running', 'done', 'waiting-callback', 'failed', 'unverified')),
+            attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            next_attempt_at_ms INTEGER,
+            lease_owner TEXT,
+            leased_until_ms INTEGER,
+            started_at_ms INTEGER,
+            last_attempt_at_ms INTEGER,
+            finished_at_ms INTEGER,
+            rows_affected INTEGER,
+            verification_count INTEGER,
+            response_status INTEGER,
+            error_code TEXT,
+            PRIMARY KEY (job_id, ordinal),
+            UNIQUE (job_id, target)
+        ) WITHOUT ROWID;
+        CREATE INDEX erasure_steps_due ON erasure_steps (next_attempt_at_ms) WHERE status = 'pending';
+        CREATE INDEX erasure_steps_running ON erasure_steps (leased_until_ms) WHERE status = 'running';
         """
 }

@@ -43,12 +43,18 @@ struct LifecycleProcess {
 
     func kill(signal: Int32) {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
-        if signal == SIGKILL { process.waitUntilExit() }
     }
 
-    func waitForExit() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Waits on a thread of its own: blocking one of the test process's few concurrency threads for a
+    /// graceful shutdown would stall every other test.
+    func waitForExit() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let process = self.process
+            Thread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }.start()
+        }
     }
 
     enum ProcessError: Error { case notReady }

@@ -124,11 +124,11 @@ final class ServiceHarness: Sendable {
     /// A notification as Apple sends it, signed now by the test key.
     func body(
         type: String, subject: String = TestFixtures.subject, eventTime: Instant? = nil, jti: String? = nil,
-        audience: String = ServiceHarness.clientID
+        audience: String = ServiceHarness.clientID, extra: JSONObject = [:]
     ) -> [UInt8] {
         let now = SystemWallClock().now()
         let event = TestTokenFactory.event(
-            type: type, subject: subject, eventTime: .integer((eventTime ?? now).millisecondsSinceEpoch))
+            type: type, subject: subject, eventTime: .integer((eventTime ?? now).millisecondsSinceEpoch), extra: extra)
         var overrides: [String: JSONValue?] = [:]
         if let jti { overrides["jti"] = .string(jti) } else { overrides["jti"] = .string(NotificationSigner.makeJTI()) }
         let claims = TestTokenFactory.claims(event: event, audience: audience, issuedAt: now, overrides: overrides)

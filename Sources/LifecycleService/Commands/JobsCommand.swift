@@ -1,0 +1,174 @@
+import Foundation
+import LifecycleCore
+import LifecycleStore
+
+/// `lifecycle jobs list|run|retry|complete`: the erasure jobs from the command line, for operators and cron.
+struct JobsCommand: LifecycleCommand {
+    static let name = "jobs"
+    static let summary = "list, run, retry and complete scheduled erasure jobs"
+    static let help = """
+        usage: lifecycle jobs list [--status STATUS] [--limit N] [--json] [--config FILE]
+               lifecycle jobs run [--once] [--config FILE]
+               lifecycle jobs retry ID [--config FILE]
+               lifecycle jobs complete ID TARGET [--outcome erased|unverifiable|failed] [--config FILE]
+
+        list      jobs oldest first with their steps (status, attempts, evidence, last error code); accounts
+                  appear as keyed pseudonyms. STATUS: scheduled, running, completed, failed, cancelled,
+                  unverified.
+        run       executes due steps (leases keep concurrent runners apart, so cron and serve may overlap);
+                  --once stops when nothing is due, else it polls every erasure.pollMilliseconds.
+        retry     sends a job's failed and unverified steps back to pending with the full retry schedule.
+        complete  records the callback of a target that answered 202 (what POST
+                  /v1/jobs/{id}/steps/{target}/complete does), default outcome erased.
+
+        exit status: 0 done, 1 nothing to retry/complete, 2 could not run
+        """
+
+    static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
+        let configFile = try configurationFile(&arguments, io: io)
+        let statusText = try arguments.option("--status")
+        let limit = try arguments.integerOption("--limit", range: 1...100_000) ?? 1000
+        let json = arguments.flag("--json")
+        let once = arguments.flag("--once")
+        let outcomeText = try arguments.option("--outcome")
+        let words = try arguments.positionals(max: 3)
+        guard let action = words.first else { throw UsageError("say list, run, retry or complete") }
+        var status: ErasureJobStatus?
+        if let statusText {
+            guard let parsed = ErasureJobStatus(rawValue: statusText) else {
+                throw UsageError(
+                    "--status \(statusText) is unknown; use "
+                        + ErasureJobStatus.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            status = parsed
+        }
+        func jobID() throws(UsageError) -> Int64 {
+            guard words.count > 1, let id = Int64(words[1]), id > 0 else {
+                throw UsageError("\(action) needs a job ID")
+            }
+            return id
+        }
+        let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+        let context = try await ServiceContext.open(configuration: configuration)
+        let runner = ErasureJobRunner(
+            configuration: configuration, store: context.store, log: context.log, metrics: context.metrics,
+            clock: context.clock, owner: "cli:\(ProcessInfo.processInfo.hostName):\(getpid())",
+            webhookSigners: context.webhookSigners)
+        do {
+            let exit = try await perform(
+                action, words: words, jobID: jobID, status: status, limit: limit, json: json, once: once,
+                outcomeText: outcomeText, runner: runner, context: context, io: io)
+            await context.close()
+            return exit
+        } catch {
+            await context.close()
+            throw error
+        }
+    }
+
+    private static func perform(
+        _ action: String, words: [String], jobID: () throws(UsageError) -> Int64, status: ErasureJobStatus?,
+        limit: Int, json: Bool, once: Bool, outcomeText: String?, runner: ErasureJobRunner, context: ServiceContext,
+        io: CommandIO
+    ) async throws -> Int32 {
+        switch action {
+        case "list":
+            let jobs = try await context.store.read { reader in
+                try reader.erasureJobs(status: status, limit: limit, afterID: nil)
+            }
+            for job in jobs {
+                let pseudonym = context.pseudonymizer.pseudonym(app: job.app, subject: job.subject)
+                io.print(
+                    json ? describeJSON(job, pseudonym: pseudonym).serialized() : describe(job, pseudonym: pseudonym))
+            }
+            return ExitStatus.success
+        case "run":
+            if once {
+                let summary = try await runner.runOnce()
+                let parts = ErasureStepStatus.allCases.compactMap { status in
+                    summary.attempts[status].map { "\(status.canonicalName)=\($0)" }
+                }
+                io.print(
+                    "ran \(summary.total) step attempts" + (parts.isEmpty ? "" : ": " + parts.joined(separator: " ")))
+            } else {
+                for signalNumber in [SIGTERM, SIGINT, SIGHUP] { signal(signalNumber, SIG_IGN) }
+                let loop = Task { await runner.run() }
+                await SignalWaiter.waitForTermination(onReload: {})
+                loop.cancel()
+                await loop.value
+            }
+            return ExitStatus.success
+        case "retry":
+            let id = try jobID()
+            let reset = try await runner.retry(jobID: id)
+            io.print("job \(id): \(reset) steps sent back to pending")
+            return reset > 0 ? ExitStatus.success : ExitStatus.negative
+        case "complete":
+            let id = try jobID()
+            guard words.count == 3 else { throw UsageError("complete needs a job ID and a target") }
+            var outcome = ErasureJobRunner.CallbackOutcome.erased
+            if let outcomeText {
+                guard let parsed = ErasureJobRunner.CallbackOutcome(rawValue: outcomeText) else {
+                    throw UsageError("--outcome must be erased, unverifiable or failed")
+                }
+                outcome = parsed
+            }
+            switch try await runner.completeCallback(jobID: id, target: words[2], outcome: outcome) {
+            case .recorded(let job):
+                io.print("job \(id): step \(words[2]) recorded; job \(job.status.rawValue)")
+                return ExitStatus.success
+            case .notFound:
+                io.printError("job \(id) has no step \(words[2])")
+                return ExitStatus.negative
+            case .notWaiting(let status):
+                io.printError("job \(id) step \(words[2]) is \(status.canonicalName), not waiting for a callback")
+                return ExitStatus.negative
+            }
+        default:
+            throw UsageError("unknown action '\(action)'; use list, run, retry or complete")
+        }
+    }
+
+    static func describe(_ stored: StoredErasureJob, pseudonym: String) -> String {
+        let plan = stored.job.plan
+        let steps = stored.job.steps.map { step in
+            var text = "\(step.target):\(step.status.canonicalName)/\(step.attempts)"
+            if let code = step.evidence.errorCode { text += "(\(code))" }
+            return text
+        }
+        var line =
+            "\(stored.id) \(stored.status.rawValue) app=\(stored.app) account=\(pseudonym) "
+            + "trigger=\(plan.trigger.canonicalName) origin=\(plan.origin.path) policy=\(plan.policyReference) "
+            + "not-before=\(plan.notBefore.iso8601) deadline=\(plan.deadline.iso8601) steps=\(steps.joined(separator: ","))"
+        if let reason = stored.cancelReason { line += " cancelled=\"\(reason)\"" }
+        return line
+    }
+
+    static func describeJSON(_ stored: StoredErasureJob, pseudonym: String) -> JSONValue {
+        let plan = stored.job.plan
+        func optional(_ value: Int?) -> JSONValue { value.map { .integer(Int64($0)) } ?? .null }
+        func time(_ value: Instant?) -> JSONValue { value.map { .string($0.iso8601) } ?? .null }
+        let steps: [JSONValue] = stored.job.steps.enumerated().map { index, step in
+            [
+                "target": .string(step.target), "status": .string(step.status.canonicalName),
+                "attempts": .integer(Int64(step.attempts)), "started_at": time(stored.stepsStartedAt[index]),
+                "last_attempt_at": time(step.lastAttemptAt), "finished_at": time(step.finishedAt),
+                "next_attempt_at": time(step.nextAttemptAt), "rows_affected": optional(step.evidence.rowsAffected),
+                "verification_count": optional(step.evidence.verificationCount),
+                "response_status": optional(step.evidence.responseStatus),
+                "error_code": step.evidence.errorCode.map { .string($0) } ?? .null,
+            ]
+        }
+        return [
+            "id": .integer(stored.id), "status": .string(stored.status.rawValue), "app": .string(stored.app),
+            "account": .string(pseudonym), "trigger": .string(plan.trigger.canonicalName),
+            "origin": .string(plan.origin.path), "policy": .string(plan.policyReference),
+            "categories": .array(plan.categories.map { .string($0.canonicalName) }),
+            "event_time": .string(plan.eventTime.iso8601), "not_before": .string(plan.notBefore.iso8601),
+            "deadline": .string(plan.deadline.iso8601), "cancel_if_relinked": .bool(plan.cancelIfRelinked),
+            "basis": plan.basis.map { .string($0) } ?? .null, "created_at": .string(stored.createdAt.iso8601),
+            "finished_at": time(stored.job.finishedAt), "cancelled_at": time(stored.job.cancelledAt),
+            "cancel_reason": stored.cancelReason.map { .string($0) } ?? .null, "steps": .array(steps),
+        ]
+    }
+}

@@ -1,0 +1,123 @@
+import CSQLite
+import CShims
+
+/// An application's own SQLite database, opened only to erase one user's rows (an erasure job's `sqlite`
+/// target, DESIGN.md §7). Not the service's store: no migrations, no pragmas beyond a busy timeout, and the
+/// file must already exist.
+///
+/// Values are bound by name (`:sub`, https://www.sqlite.org/c3ref/bind_parameter_index.html), never
+/// interpolated, so the configured statements stay constant text and a `sub` cannot change their meaning.
+/// Errors carry SQLite's message and a stable code, never a bound value.
+///
+/// Use it from one thread at a time: open, run, close. It is not `Sendable`.
+public final class ExternalSQLiteDatabase {
+    /// Why an operation failed, as a stable machine code (`sqlite-open`, `sqlite-prepare`, `sqlite-step`,
+    /// `sqlite-busy`, `sqlite-parameter`) plus SQLite's own message, for the step's error code and the log.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var code: String
+        public var message: String
+        /// True for a lock held elsewhere (`SQLITE_BUSY`/`SQLITE_LOCKED`): a later attempt may succeed.
+        public var isTransient: Bool
+
+        public var description: String { "\(code): \(message)" }
+    }
+
+    private var handle: OpaquePointer?
+
+    /// Opens an existing file read-write; with `create`, creates it when missing (fixtures and tools only: an
+    /// erasure target must never create the database it is meant to erase from).
+    public init(path: String, busyTimeoutMilliseconds: Int32, create: Bool = false) throws(Failure) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(connection)
+            throw Failure(code: "sqlite-open", message: message, isTransient: false)
+        }
+        handle = connection
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs `statements` in one transaction (all or nothing) with `parameters` bound by name; returns the total
+    /// rows they changed (`sqlite3_changes` after each).
+    public func executeInTransaction(_ statements: [String], parameters: [String: String]) throws(Failure) -> Int {
+        try run("BEGIN IMMEDIATE", parameters: [:])
+        var changed = 0
+        do {
+            for sql in statements {
+                try run(sql, parameters: parameters)
+                changed += Int(sqlite3_changes(handle))
+            }
+            try run("COMMIT", parameters: [:])
+        } catch {
+            try? run("ROLLBACK", parameters: [:])
+            throw error
+        }
+        return changed
+    }
+
+    /// Runs a query that returns one integer (a count) in its first column; nil when it returns no row.
+    public func queryInteger(_ sql: String, parameters: [String: String]) throws(Failure) -> Int64? {
+        var result: Int64?
+        try run(sql, parameters: parameters) { statement in
+            if result == nil { result = sqlite3_column_int64(statement, 0) }
+        }
+        return result
+    }
+
+    private func run(
+        _ sql: String, parameters: [String: String], row: (OpaquePointer) -> Void = { _ in }
+    ) throws(Failure) {
+        guard let handle else { throw Failure(code: "sqlite-open", message: "database is closed", isTransient: false) }
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard prepared == SQLITE_OK, let statement else {
+            throw failure("sqlite-prepare", prepared)
+        }
+        defer { sqlite3_finalize(statement) }
+        let count = sqlite3_bind_parameter_count(statement)
+        if count > 0 {
+            for index in 1...count {
+                guard let cName = sqlite3_bind_parameter_name(statement, index) else {
+                    throw Failure(
+                        code: "sqlite-parameter", message: "positional parameters are not supported; use :sub",
+                        isTransient: false)
+                }
+                let name = String(cString: cName)
+                guard let value = parameters[String(name.dropFirst())] else {
+                    throw Failure(
+                        code: "sqlite-parameter", message: "unknown parameter \(name); only :sub is bound",
+                        isTransient: false)
+                }
+                // The shim binds with SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
+                let bound = shim_sqlite3_bind_text(statement, index, value, -1)
+                guard bound == SQLITE_OK else { throw failure("sqlite-parameter", bound) }
+            }
+        }
+        while true {
+            let stepped = sqlite3_step(statement)
+            if stepped == SQLITE_ROW {
+                row(statement)
+            } else if stepped == SQLITE_DONE {
+                return
+            } else {
+                throw failure("sqlite-step", stepped)
+            }
+        }
+    }
+
+    private func failure(_ code: String, _ result: Int32) -> Failure {
+        let primary = result & 0xFF
+        let transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(result)"
+        return Failure(code: transient ? "sqlite-busy" : code, message: message, isTransient: transient)
+    }
+}

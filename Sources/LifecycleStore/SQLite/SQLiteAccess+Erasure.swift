@@ -1,0 +1,401 @@
+import LifecycleCore
+
+/// Scheduled erasure jobs and their steps (DESIGN.md §7) on SQLite.
+///
+/// Claims follow the outbox's pattern (``SQLiteAccess/claimOutbox(now:owner:leaseUntil:limit:)``): one
+/// `UPDATE ... RETURNING` whose `WHERE` holds the lease test, inside the writer's `BEGIN IMMEDIATE`
+/// transaction, so no other runner, in this process or another, can lease the same step between the test and
+/// the update. A job's status column is never written directly: after every step change the job is loaded as
+/// the LifecycleCore ``ErasureJob`` value and its derived status is stored.
+extension SQLiteAccess {
+    private static let jobColumns = """
+        id, app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms, deadline_ms,
+        cancel_if_relinked, basis, created_at_ms, cancelled_at_ms, cancel_reason
+        """
+
+    private static let stepColumns = """
+        ordinal, target, status, attempts, next_attempt_at_ms, last_attempt_at_ms, finished_at_ms, rows_affected,
+        verification_count, response_status, error_code, started_at_ms
+        """
+
+    private struct JobRow {
+        var id: Int64
+        var app: String
+        var subject: String
+        var plan: ErasureJobPlan
+        var createdAt: Instant
+        var cancelledAt: Instant?
+        var cancelReason: String?
+    }
+
+    private static func instant(_ row: SQLiteStatement, _ column: Int32) -> Instant? {
+        row.optionalInt64(column).map(Instant.init(millisecondsSinceEpoch:))
+    }
+
+    private static func decodeJob(_ row: SQLiteStatement) throws(SQLiteError) -> JobRow {
+        guard let trigger = PolicyTrigger(canonicalName: row.text(3)) else {
+            throw .unreadable("erasure_jobs", "trigger")
+        }
+        guard let origin = decodeOrigin(row.text(6)) else { throw .unreadable("erasure_jobs", "origin") }
+        var categories: [DataCategory] = []
+        for name in row.text(7).split(separator: ",") {
+            guard let category = DataCategory(canonicalName: String(name)) else {
+                throw .unreadable("erasure_jobs", "categories")
+            }
+            categories.append(category)
+        }
+        let plan = ErasureJobPlan(
+            policyReference: row.text(5), trigger: trigger, eventTime: Instant(millisecondsSinceEpoch: row.int64(4)),
+            origin: origin, categories: categories, targets: [],
+            notBefore: Instant(millisecondsSinceEpoch: row.int64(8)),
+            deadline: Instant(millisecondsSinceEpoch: row.int64(9)), cancelIfRelinked: row.bool(10),
+            basis: row.optionalText(11))
+        return JobRow(
+            id: row.int64(0), app: row.text(1), subject: row.text(2), plan: plan,
+            createdAt: Instant(millisecondsSinceEpoch: row.int64(12)), cancelledAt: instant(row, 13),
+            cancelReason: row.optionalText(14))
+    }
+
+    /// `rules[2]` or `retain[0]`, as ``ErasureJobOrigin/path`` writes it.
+    private static func decodeOrigin(_ text: String) -> ErasureJobOrigin? {
+        for (prefix, make) in [
+            ("rules[", { ErasureJobOrigin.rule(index: $0) }), ("retain[", { ErasureJobOrigin.retention(index: $0) }),
+        ] as [(String, (Int) -> ErasureJobOrigin)] where text.hasPrefix(prefix) && text.hasSuffix("]") {
+            guard let index = Int(text.dropFirst(prefix.count).dropLast()), index >= 0 else { return nil }
+            return make(index)
+        }
+        return nil
+    }
+
+    private func steps(jobID: Int64) throws(SQLiteError) -> [(ErasureStep, Instant?)] {
+        var steps: [(ErasureStep, Instant?)] = []
+        try connection.forEachRow(
+            "SELECT \(Self.stepColumns) FROM erasure_steps WHERE job_id = ? ORDER BY ordinal", [jobID]
+        ) { row throws(SQLiteError) in
+            guard let status = ErasureStepStatus(canonicalName: row.text(2)) else {
+                throw .unreadable("erasure_steps", "status")
+            }
+            let evidence = ErasureStepEvidence(
+                rowsAffected: row.optionalInt64(7).map { Int(truncatingIfNeeded: $0) },
+                verificationCount: row.optionalInt64(8).map { Int(truncatingIfNeeded: $0) },
+                responseStatus: row.optionalInt64(9).map { Int(truncatingIfNeeded: $0) },
+                errorCode: row.optionalText(10))
+            let step = ErasureStep(
+                target: row.text(1), status: status, attempts: row.int(3), nextAttemptAt: Self.instant(row, 4),
+                lastAttemptAt: Self.instant(row, 5), finishedAt: Self.instant(row, 6), evidence: evidence)
+            steps.append((step, Self.instant(row, 11)))
+        }
+        return steps
+    }
+
+    private func assemble(_ row: JobRow) throws(SQLiteError) -> StoredErasureJob {
+        let steps = try steps(jobID: row.id)
+        var plan = row.plan
+        plan.targets = steps.map(\.0.target)
+        return StoredErasureJob(
+            id: row.id, app: row.app, subject: row.subject,
+            job: ErasureJob(plan: plan, steps: steps.map(\.0), cancelledAt: row.cancelledAt),
+            createdAt: row.createdAt, cancelReason: row.cancelReason, stepsStartedAt: steps.map(\.1))
+    }
+
+    private func loadJob(id: Int64) throws(SQLiteError) -> StoredErasureJob? {
+        guard
+            let row = try connection.firstRow(
+                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id = ?", [id], Self.decodeJob)
+        else { return nil }
+        return try assemble(row)
+    }
+
+    private func loadJobs(_ sql: String, _ arguments: [any SQLiteBindable]) throws(SQLiteError) -> [StoredErasureJob] {
+        var rows: [JobRow] = []
+        try connection.forEachRow(sql, arguments) { row throws(SQLiteError) in rows.append(try Self.decodeJob(row)) }
+        var jobs: [StoredErasureJob] = []
+        for row in rows { jobs.append(try assemble(row)) }
+        return jobs
+    }
+
+    /// Stores the status and finish time the job value derives from its steps.
+    private func storeDerivedStatus(_ job: StoredErasureJob) throws(SQLiteError) {
+        try connection.execute(
+            "UPDATE erasure_jobs SET status = ?, finished_at_ms = ? WHERE id = ?",
+            [job.job.status.rawValue, job.job.finishedAt?.millisecondsSinceEpoch, job.id])
+    }
+
+    // MARK: Reading
+
+    func erasureJob(id: Int64) throws(StoreError) -> StoredErasureJob? {
+        try sqlite { try loadJob(id: id) }
+    }
+
+    func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob] {
+        try sqlite { () throws -> [StoredErasureJob] in
+            let after = afterID ?? Int64.min
+            if let status {
+                return try loadJobs(
+                    "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE status = ? AND id > ? ORDER BY id LIMIT ?",
+                    [status.rawValue, after, max(0, limit)])
+            }
+            return try loadJobs(
+                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id > ? ORDER BY id LIMIT ?", [after, max(0, limit)])
+        }
+    }
+
+    func erasureJobs(app: String, subject: String) throws(StoreError) -> [StoredErasureJob] {
+        try sqlite {
+            try loadJobs(
+                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE app = ? AND sub = ? ORDER BY id", [app, subject])
+        }
+    }
+
+    func erasureJobCounts() throws(StoreError) -> [ErasureJobStatus: Int] {
+        try sqlite { () throws -> [ErasureJobStatus: Int] in
+            var counts = Dictionary(uniqueKeysWithValues: ErasureJobStatus.allCases.map { ($0, 0) })
+            try connection.forEachRow("SELECT status, count(*) FROM erasure_jobs GROUP BY status") {
+                row throws(SQLiteError) in
+                guard let status = ErasureJobStatus(rawValue: row.text(0)) else {
+                    throw .unreadable("erasure_jobs", "status")
+                }
+                counts[status] = row.int(1)
+            }
+            return counts
+        }
+    }
+
+    func erasureStepCounts() throws(StoreError) -> [ErasureStepCount] {
+        try sqlite { () throws -> [ErasureStepCount] in
+            var counts: [ErasureStepCount] = []
+            try connection.forEachRow(
+                "SELECT target, status, count(*) FROM erasure_steps GROUP BY target, status ORDER BY target, status"
+            ) { row throws(SQLiteError) in
+                guard let status = ErasureStepStatus(canonicalName: row.text(1)) else {
+                    throw .unreadable("erasure_steps", "status")
+                }
+                counts.append(ErasureStepCount(target: row.text(0), status: status, count: row.int(2)))
+            }
+            return counts
+        }
+    }
+
+    func overdueErasureJobCount(now: Instant) throws(StoreError) -> Int {
+        try sqlite {
+            Int(
+                try connection.queryInt64(
+                    "SELECT count(*) FROM erasure_jobs WHERE status NOT IN ('completed', 'cancelled') AND deadline_ms < ?",
+                    [now.millisecondsSinceEpoch]) ?? 0)
+        }
+    }
+
+    func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws(StoreError) -> [StoredErasureJob] {
+        try sqlite {
+            try loadJobs(
+                """
+                SELECT \(Self.jobColumns) FROM erasure_jobs
+                WHERE cancelled_at_ms IS NULL AND id IN (
+                    SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= ?)
+                ORDER BY id LIMIT ?
+                """, [cutoff.millisecondsSinceEpoch, max(0, limit)])
+        }
+    }
+
+    // MARK: Writing
+
+    func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws(StoreError)
+        -> Int64
+    {
+        try sqlite { () throws -> Int64 in
+            let status = ErasureJob(plan: plan).status
+            guard
+                let id = try connection.queryInt64(
+                    """
+                    INSERT INTO erasure_jobs (
+                        app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms,
+                        deadline_ms, cancel_if_relinked, basis, status, created_at_ms
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    RETURNING id
+                    """,
+                    [
+                        app, subject, plan.trigger.canonicalName, plan.eventTime.millisecondsSinceEpoch,
+                        plan.policyReference, plan.origin.path,
+                        plan.categories.map(\.canonicalName).joined(separator: ","),
+                        plan.notBefore.millisecondsSinceEpoch, plan.deadline.millisecondsSinceEpoch,
+                        plan.cancelIfRelinked, plan.basis, status.rawValue, createdAt.millisecondsSinceEpoch,
+                    ])
+            else { throw SQLiteError(code: 1, message: "erasure job insert returned no id") }
+            for (ordinal, target) in plan.targets.enumerated() {
+                try connection.execute(
+                    """
+                    INSERT INTO erasure_steps (job_id, ordinal, target, status, attempts, next_attempt_at_ms)
+                    VALUES (?, ?, ?, 'pending', 0, ?)
+                    """, [id, ordinal, target, plan.notBefore.millisecondsSinceEpoch])
+            }
+            return id
+        }
+    }
+
+    func claimErasureSteps(
+        now: Instant, owner: String, leaseUntil: Instant, limit: Int
+    ) throws(StoreError) -> [ClaimedErasureStep] {
+        guard limit > 0 else { return [] }
+        return try sqlite { () throws -> [ClaimedErasureStep] in
+            var claimed: [(Int64, Int)] = []
+            try connection.forEachRow(
+                """
+                UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = ?1,
+                    leased_until_ms = ?2, last_attempt_at_ms = ?3, started_at_ms = coalesce(started_at_ms, ?3),
+                    next_attempt_at_ms = NULL
+                WHERE (job_id, ordinal) IN (
+                    SELECT s.job_id, s.ordinal FROM erasure_steps AS s
+                    JOIN erasure_jobs AS j ON j.id = s.job_id
+                    WHERE j.cancelled_at_ms IS NULL
+                        AND ((s.status = 'pending' AND s.next_attempt_at_ms <= ?3)
+                            OR (s.status = 'running' AND s.leased_until_ms <= ?3))
+                        AND (s.target <> ?4 OR NOT EXISTS (
+                            SELECT 1 FROM erasure_steps AS other
+                            WHERE other.job_id = s.job_id AND other.target <> ?4
+                                AND other.status NOT IN ('done', 'failed', 'unverified')))
+                    ORDER BY j.deadline_ms, s.job_id, s.ordinal
+                    LIMIT ?5)
+                RETURNING job_id, ordinal
+                """,
+                [
+                    owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
+                    limit,
+                ]
+            ) { row in
+                claimed.append((row.int64(0), row.int(1)))
+            }
+            var result: [ClaimedErasureStep] = []
+            for (jobID, ordinal) in claimed.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
+                guard let job = try loadJob(id: jobID) else { continue }
+                try storeDerivedStatus(job)
+                result.append(ClaimedErasureStep(job: job, stepIndex: ordinal))
+            }
+            return result
+        }
+    }
+
+    func recordErasureStep(
+        jobID: Int64, index: Int, step: ErasureStep, owner: String?, at instant: Instant
+    ) throws(StoreError) -> StoredErasureJob? {
+        try sqlite { () throws -> StoredErasureJob? in
+            let guardClause =
+                owner == nil
+                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = ?12"
+            let evidence = step.evidence
+            var arguments: [any SQLiteBindable] = [
+                step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
+                step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
+                evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus, evidence.errorCode,
+                jobID, index,
+            ]
+            if let owner { arguments.append(owner) }
+            let updated = try connection.queryInt64(
+                """
+                UPDATE erasure_steps SET status = ?1, attempts = ?2, next_attempt_at_ms = ?3, last_attempt_at_ms = ?4,
+                    finished_at_ms = ?5, rows_affected = ?6, verification_count = ?7, response_status = ?8,
+                    error_code = ?9, leased_until_ms = NULL
+                WHERE job_id = ?10 AND ordinal = ?11 AND \(guardClause)
+                RETURNING 1
+                """, arguments)
+            guard updated != nil, let job = try loadJob(id: jobID) else { return nil }
+            try storeDerivedStatus(job)
+            return job
+        }
+    }
+
+    func retryErasureJob(id: Int64, now: Instant) throws(StoreError) -> Int {
+        try sqlite { () throws -> Int in
+            var reset = 0
+            try connection.forEachRow(
+                """
+                UPDATE erasure_steps SET status = 'pending', attempts = 0, next_attempt_at_ms = ?1,
+                    finished_at_ms = NULL, lease_owner = NULL, leased_until_ms = NULL
+                WHERE job_id = ?2 AND status IN ('failed', 'unverified')
+                    AND EXISTS (SELECT 1 FROM erasure_jobs WHERE id = ?2 AND cancelled_at_ms IS NULL)
+                RETURNING 1
+                """, [now.millisecondsSinceEpoch, id]
+            ) { _ in reset += 1 }
+            if reset > 0, let job = try loadJob(id: id) { try storeDerivedStatus(job) }
+            return reset
+        }
+    }
+
+    func cancelErasureJobsForRelink(
+        app: String, subject: String, at instant: Instant, reason: String
+    ) throws(StoreError) -> [Int64] {
+        try sqlite { () throws -> [Int64] in
+            var cancelled: [Int64] = []
+            for stored in try loadJobs(
+                """
+                SELECT \(Self.jobColumns) FROM erasure_jobs
+                WHERE app = ? AND sub = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'unverified')
+                ORDER BY id
+                """, [app, subject])
+            {
+                var job = stored.job
+                guard job.cancelForRelink(at: instant) else { continue }
+                try connection.execute(
+                    """
+                    UPDATE erasure_jobs SET status = 'cancelled', cancelled_at_ms = ?1, finished_at_ms = ?1,
+                        cancel_reason = ?2
+                    WHERE id = ?3
+                    """, [instant.millisecondsSinceEpoch, reason, stored.id])
+                try connection.execute(
+                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = ?", [stored.id])
+                cancelled.append(stored.id)
+            }
+            return cancelled
+        }
+    }
+
+    // MARK: The service's own copies
+
+    func remainingSubjectCopies(
+        app: String, subject: String, relayEmail: Bool, appleTokens: Bool
+    ) throws(StoreError) -> Int {
+        try sqlite { () throws -> Int in
+            var remaining = 0
+            if relayEmail {
+                remaining += Int(
+                    try connection.queryInt64(
+                        """
+                        SELECT count(*) FROM notifications
+                        WHERE app = ? AND sub = ? AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                        """, [app, subject]) ?? 0)
+            }
+            if appleTokens {
+                remaining += Int(
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM accounts WHERE app = ? AND sub = ? AND apple_token IS NOT NULL",
+                        [app, subject]) ?? 0)
+            }
+            return remaining
+        }
+    }
+
+    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws(StoreError)
+        -> Int
+    {
+        try sqlite { () throws -> Int in
+            var scrubbed = 0
+            if relayEmail {
+                try connection.forEachRow(
+                    """
+                    UPDATE notifications SET email = NULL, raw_jws = NULL
+                    WHERE app = ? AND sub = ? AND (email IS NOT NULL OR raw_jws IS NOT NULL)
+                    RETURNING 1
+                    """, [app, subject]
+                ) { _ in scrubbed += 1 }
+            }
+            if appleTokens {
+                try connection.forEachRow(
+                    """
+                    UPDATE accounts SET apple_token = NULL WHERE app = ? AND sub = ? AND apple_token IS NOT NULL
+                    RETURNING 1
+                    """, [app, subject]
+                ) { _ in scrubbed += 1 }
+            }
+            return scrubbed
+        }
+    }
+}

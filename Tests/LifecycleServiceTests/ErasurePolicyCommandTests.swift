@@ -1,0 +1,141 @@
+import Foundation
+import LifecycleCore
+import TestSupport
+import Testing
+
+@testable import LifecycleService
+
+@Suite("lifecycle policy and the erasure configuration")
+struct ErasurePolicyCommandTests {
+    static func rule(_ members: String) -> String {
+        #"{"id":"p","version":1,"jurisdiction":"EU","timezone":"UTC","rules":[{"on":["account-deleted"],"#
+            + members + "}]}"
+    }
+
+    /// Each broken file, the field its one line must name, and a word of the problem.
+    static let broken: [(file: String, text: String, field: String, problem: String)] = [
+        (
+            "unknown-category.json", rule(#""erase":["profile","shoe-size"],"within":"P30D""#), "rules[0].erase[1]",
+            "unknown category \"shoe-size\""
+        ),
+        ("negative.json", rule(#""erase":["profile"],"within":"-P5D""#), "rules[0].within", "is negative"),
+        ("no-within.json", rule(#""erase":["profile"]"#), "rules[0].within", "no deadline"),
+    ]
+
+    @Test("policy validate names the file, field and fix of each broken policy and of an incomplete app mapping")
+    func validateRejects() async throws {
+        let directory = try TemporaryDirectory()
+        let policies = directory.file("policies")
+        try FileManager.default.copyItem(atPath: ErasureScenario.shippedPolicies, toPath: policies)
+        for entry in Self.broken {
+            try entry.text.write(toFile: policies + "/" + entry.file, atomically: true, encoding: .utf8)
+        }
+        var categories: JSONObject = [:]
+        for category in DataCategory.allCases where category != .content {
+            categories[category.canonicalName] = ["self"]
+        }
+        let config: JSONValue = [
+            "apps": [["id": "shop", "clientIds": ["com.example.shop"], "categories": .object(categories)]]
+        ]
+        let configFile = directory.file("lifecycle.json")
+        try config.serialized().write(toFile: configFile, atomically: true, encoding: .utf8)
+
+        let (io, output, _) = CommandIO.capturing()
+        let exit = await CommandLineInterface.run(arguments: ["policy", "validate", "--config", configFile], io: io)
+        #expect(exit == 1)
+        let lines = output().split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "one line per problem: \(lines)")
+        for entry in Self.broken {
+            let line = lines.first { $0.hasPrefix(policies + "/" + entry.file + ": ") }
+            #expect(line?.contains(": \(entry.field): ") == true, "\(entry.file): \(lines)")
+            #expect(line?.contains(entry.problem) == true)
+            #expect(line?.contains("fix: ") == true)
+        }
+        let mapping = lines.first { $0.hasPrefix(configFile + ": apps[0].categories: ") }
+        #expect(mapping?.contains("category \"content\" is erased by rules[0] of policy default@1") == true)
+        #expect(mapping?.contains("map \"content\" to at least one of: self") == true)
+    }
+
+    @Test("policy validate accepts the shipped policies, and explain prints a policy with its dates")
+    func validateAndExplainShipped() async throws {
+        let (io, output, _) = CommandIO.capturing()
+        let exit = await CommandLineInterface.run(
+            arguments: ["policy", "validate", ErasureScenario.shippedPolicies], io: io)
+        #expect(exit == 0)
+        #expect(output().contains("3 policies valid (default, kr-pipa, us-ccpa)"))
+
+        let explained = CommandIO.capturing()
+        let explainExit = await CommandLineInterface.run(
+            arguments: [
+                "policy", "explain", "kr-pipa", "--dir", ErasureScenario.shippedPolicies, "--at",
+                "2025-01-30T12:00:00Z",
+            ], io: explained.io)
+        #expect(explainExit == 0)
+        #expect(explained.output().contains("Due by 2025-02-04 21:00 Asia/Seoul"))
+        #expect(explained.output().contains("kr-pipa@1#"))
+    }
+
+    static func configuration(app extra: JSONObject, policies: String) throws(ConfigurationError)
+        -> ServiceConfiguration
+    {
+        var app: JSONObject = ["id": "shop", "clientIds": ["com.example.shop"]]
+        for member in extra { app[member.key] = member.value }
+        return try ServiceConfiguration.parse(
+            ["apps": [.object(app)], "policiesDirectory": .string(policies)], file: "lifecycle.json",
+            baseDirectory: "/etc/lifecycle")
+    }
+
+    static var everyCategoryToSelf: JSONValue {
+        var categories: JSONObject = [:]
+        for category in DataCategory.allCases { categories[category.canonicalName] = ["self"] }
+        return .object(categories)
+    }
+
+    static let mistakes: [(JSONObject, String)] = [
+        (["policy": "gdpr", "categories": everyCategoryToSelf], "apps[0].policy: no policy with id \"gdpr\""),
+        (
+            ["categories": ["profile": ["self"]]],
+            "apps[0].categories: category \"content\" is erased by rules[0] of policy default@1 but has no targets"
+        ),
+        (
+            [
+                "targets": ["db": ["type": "sqlite", "path": "app.sqlite", "statements": ["DELETE FROM users"]]],
+                "categories": everyCategoryToSelf,
+            ],
+            "apps[0].targets.db.statements[0]: does not use the named parameter :sub"
+        ),
+        (
+            ["targets": ["backend": ["type": "webhook"]], "categories": everyCategoryToSelf],
+            "apps[0].targets.backend.type: a webhook target needs the app's webhook"
+        ),
+        (["targets": ["db": ["type": "ftp"]], "categories": everyCategoryToSelf], "apps[0].targets.db.type"),
+    ]
+
+    @Test(
+        "an erasure mapping that does not validate stops start-up with one line naming the field", arguments: mistakes)
+    func mappingMistakes(app: JSONObject, expected: String) throws {
+        do {
+            _ = try Self.configuration(app: app, policies: ErasureScenario.shippedPolicies)
+            Issue.record("accepted a broken mapping")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("a complete mapping loads its policy; an app without one schedules nothing")
+    func completeMapping() throws {
+        let mapped = try Self.configuration(
+            app: ["policy": "us-ccpa", "categories": Self.everyCategoryToSelf],
+            policies: ErasureScenario.shippedPolicies)
+        #expect(mapped.apps[0].erasure?.policyID == "us-ccpa")
+        #expect(mapped.policies["us-ccpa"]?.timeZoneIdentifier == "America/Los_Angeles")
+        let unmapped = try Self.configuration(app: [:], policies: "/nonexistent")
+        #expect(unmapped.apps[0].erasure == nil)
+        #expect(ErasureScheduler(configuration: unmapped).policyReference(app: "shop") == nil)
+        let example = URL(fileURLWithPath: ErasureScenario.shippedPolicies).deletingLastPathComponent()
+            .appendingPathComponent("lifecycle.example.json").path
+        let shipped = try ServiceConfiguration.load(file: example, environment: [:])
+        #expect(shipped.apps.allSatisfy { $0.erasure != nil }, "the example shows a complete mapping")
+    }
+}
