@@ -15,15 +15,17 @@ public struct ReportGenerator: Sendable {
         self.writer = writer
     }
 
-    /// Keys from the configured files (created on first use), report directory from the configuration.
+    /// Keys from the configured files (created on first use), report directory from the configuration; jobs
+    /// from the store unless `jobs` is given.
     public init(
-        configuration: ServiceConfiguration, store: any Store, jobs: any ErasureJobSource = NoErasureJobs(),
+        configuration: ServiceConfiguration, store: any Store, jobs: (any ErasureJobSource)? = nil,
         findings: any FindingSource = NoFindings()
     ) throws {
         let reports = configuration.reports
         let pseudonyms = try ReportKeys.pseudonymizer(path: reports.pseudonymKeyFile)
         self.init(
-            collector: ReportCollector(store: store, jobs: jobs, findings: findings),
+            collector: ReportCollector(
+                store: store, jobs: jobs ?? StoreErasureJobSource(store: store), findings: findings),
             assembler: ReportAssembler(pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID),
             writer: ReportWriter(
                 directory: reports.directory, signingKey: try ReportKeys.signingKey(path: reports.signingKeyFile)))
