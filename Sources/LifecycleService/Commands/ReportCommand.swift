@@ -69,8 +69,12 @@ struct ReportCommand: LifecycleCommand {
                 return ExitStatus.negative
             }
             let path = configuration.reports.pseudonymKeyFile
-            guard let key = try SecretFile.read(path: path, variable: "", environment: [:]) else {
-                throw UsageError("reports.pseudonymKeyFile is not set")
+            // Never create the key here: a new key would give a pseudonym that no report contains.
+            guard FileManager.default.fileExists(atPath: path),
+                let key = try SecretFile.read(path: path, variable: "", environment: [:])
+            else {
+                io.printError("lifecycle report lookup: \(path): no pseudonym key yet; no report was generated with it")
+                return ExitStatus.failure
             }
             let pseudonym = KeyedSubjectPseudonymizer(key: key).pseudonym(app: app, subject: subject)
             if json {

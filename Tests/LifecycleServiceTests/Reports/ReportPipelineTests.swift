@@ -176,3 +176,28 @@ struct ReportPipelineTests {
         #expect(dataset.eventsPerDay.reduce(0) { $0 + $1.total } == 6)
     }
 }
+
+/// Usage mistakes of `lifecycle report` exit 2 (or 1 for an unknown app) with one line naming the mistake.
+@Suite("lifecycle report usage")
+struct ReportUsageTests {
+    @Test(
+        "mistakes are refused with one line on stderr",
+        arguments: [
+            (["report"], 2, "say what to do"),
+            (["report", "publish"], 2, "unknown action 'publish'"),
+            (["report", "generate", "--from", "2026-11-01"], 2, "give both --from and --to"),
+            (["report", "generate", "--from", "2026-11-08", "--to", "2026-11-01"], 2, "--from must be before --to"),
+            (["report", "generate", "--app", "nope"], 1, "unknown app 'nope'"),
+            (["report", "lookup", "--app", "shop"], 2, "--sub SUB is required"),
+            (["report", "lookup", "--app", "nope", "--sub", "x"], 1, "unknown app 'nope'"),
+            (["report", "lookup", "--app", "shop", "--sub", "x"], 2, "no pseudonym key yet"),
+            (["report", "verify", "--app", "shop"], 2, "verify takes DIR and --public-key only"),
+        ] as [([String], Int32, String)])
+    func usage(arguments: [String], status: Int32, message: String) async throws {
+        let harness = try ServiceHarness()
+        let result = await ReportPipelineTests.run(arguments + ["--config", harness.configurationFile])
+        #expect(result.status == status)
+        #expect(result.err.contains(message), "\(result.err)")
+        #expect(result.err.split(separator: "\n").count == 1)
+    }
+}
