@@ -42,7 +42,7 @@ extension ServiceConfiguration {
         var root = try ConfigurationReader(file: file, path: "", value: document)
         try root.allow(
             [
-                "storage", "public", "admin", "apple", "apps", "outbox", "pseudonymKeyFile", "logLevel",
+                "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
                 "policiesDirectory", "erasure", "reconcile",
             ])
 
@@ -220,6 +220,18 @@ extension ServiceConfiguration {
                 try outboxReader.integer("pollMilliseconds", default: 5_000, range: 10...600_000, fix: "milliseconds")))
         try outboxReader.finish()
 
+        var reportsReader = try root.objectOrEmpty("reports")
+        try reportsReader.allow(["directory", "signingKeyFile", "pseudonymKeyFile"])
+        let reports = ReportsConfiguration(
+            directory: resolve(try reportsReader.string("directory", default: "reports", fix: "a directory path")),
+            signingKeyFile: resolve(
+                try reportsReader.string(
+                    "signingKeyFile", default: "var/secrets/report-ed25519.pem", fix: "a path to a PEM key file")),
+            pseudonymKeyFile: resolve(
+                try reportsReader.string(
+                    "pseudonymKeyFile", default: "var/secrets/report-pseudonym.key", fix: "a path to a key file")))
+        try reportsReader.finish()
+
         let pseudonymKeyFile = resolve(
             try root.string("pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file"))
         let levelName = try root.string("logLevel", default: "info", fix: "debug, info, warning or error")
@@ -233,7 +245,7 @@ extension ServiceConfiguration {
         try root.finish()
         var configuration = ServiceConfiguration(
             storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
-            pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
+            reports: reports, pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
         configuration.policiesDirectory = policiesDirectory
         configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
         configuration.erasure = erasureRunner

@@ -9,6 +9,7 @@ public struct ServiceConfiguration: Sendable {
     public var apple: AppleConfiguration
     public var apps: [AppConfiguration]
     public var outbox: OutboxConfiguration
+    public var reports: ReportsConfiguration
     /// Key for the keyed pseudonyms (HMAC-SHA256 of app and sub) used in logs. Created on first use.
     public var pseudonymKeyFile: String
     public var logLevel: LogLevel
@@ -103,6 +104,18 @@ public struct WebhookConfiguration: Sendable {
     /// File holding the signing secret (`whsec_…` base64 as Standard Webhooks issues, or raw text); the
     /// environment variable `LIFECYCLE_WEBHOOK_SECRET_<APP>` (app id upper-cased, `-` as `_`) overrides it.
     public var secretFile: String?
+}
+
+/// Where deletion-compliance reports go and which keys pseudonymise and sign them (DESIGN.md §9).
+public struct ReportsConfiguration: Sendable {
+    /// Root of `<app>/<yyyy>/<date>-deletion-compliance.*` and `<app>/manifest.jsonl` (default `reports`).
+    public var directory: String
+    /// Ed25519 PKCS#8 PEM key that signs manifest lines; created (0600) with `NAME.pub.pem` beside it when
+    /// missing (default `var/secrets/report-ed25519.pem`).
+    public var signingKeyFile: String
+    /// HMAC key of the subject pseudonyms in reports; created (0600) when missing (default
+    /// `var/secrets/report-pseudonym.key`). Losing it makes `report lookup` unable to find old subjects.
+    public var pseudonymKeyFile: String
 }
 
 /// How the outbox dispatcher delivers webhooks (DESIGN.md §6).
