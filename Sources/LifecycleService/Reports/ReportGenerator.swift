@@ -16,16 +16,17 @@ public struct ReportGenerator: Sendable {
     }
 
     /// Keys from the configured files (created on first use), report directory from the configuration; jobs
-    /// from the store unless `jobs` is given.
+    /// and the last reconcile's findings from the store unless given.
     public init(
         configuration: ServiceConfiguration, store: any Store, jobs: (any ErasureJobSource)? = nil,
-        findings: any FindingSource = NoFindings()
+        findings: (any FindingSource)? = nil
     ) throws {
         let reports = configuration.reports
         let pseudonyms = try ReportKeys.pseudonymizer(path: reports.pseudonymKeyFile)
         self.init(
             collector: ReportCollector(
-                store: store, jobs: jobs ?? StoreErasureJobSource(store: store), findings: findings),
+                store: store, jobs: jobs ?? StoreErasureJobSource(store: store),
+                findings: findings ?? StoreFindingSource(store: store)),
             assembler: ReportAssembler(pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID),
             writer: ReportWriter(
                 directory: reports.directory, signingKey: try ReportKeys.signingKey(path: reports.signingKeyFile)))

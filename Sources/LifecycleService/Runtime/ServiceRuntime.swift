@@ -166,6 +166,23 @@ public final class ServiceRuntime: Sendable {
         afterReconcile.withLock { $0.append(work) }
     }
 
+    /// The day's deletion-compliance report of every app, after the scheduled reconcile (DESIGN.md §9):
+    /// the default period, the last 30 UTC days up to the end of today, as `lifecycle report generate` uses.
+    private func generateDailyReports() async {
+        let now = context.clock.now()
+        do {
+            let generator = try ReportGenerator(configuration: context.configuration, store: context.store)
+            let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
+            for app in context.configuration.apps {
+                let written = try await generator.generate(app: app.id, period: period, at: now)
+                context.log.log(
+                    .info, "report.generated", app: app.id, [("files", .integer(Int64(written.files.count)))])
+            }
+        } catch {
+            context.log.log(.error, "report.failed", [("error", .string(String(describing: error)))])
+        }
+    }
+
     /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then runs the
     /// follow-up work. With several instances the run lock lets one of them do it; the others log `busy`.
     private func scheduledReconcileLoop(_ schedule: DailySchedule) async {
