@@ -56,7 +56,7 @@ test-deps:
 	  || echo "testssl.sh could not be installed; its scan will be skipped"; }
 	@dpkg -s chromium >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
 
 clean:
