@@ -56,12 +56,17 @@ test-sqlite: deps test-deps
 	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build --no-parallel
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
-## Test-only tools from Debian: testssl.sh scans the HTTPS listener (the scan is skipped when absent).
+## Test-only tools from Debian: testssl.sh scans the HTTPS listener, headless chromium renders the HTML
+## report (each test is skipped, saying why, when its tool is absent).
 test-deps:
 	@dpkg -s testssl.sh >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq testssl.sh \
 	  || echo "testssl.sh could not be installed; its scan will be skipped"; }
+	@dpkg -s chromium >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
+	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
 
 clean:
 	rm -rf .build var

@@ -4,10 +4,10 @@ import Foundation
 /// clear line on standard error with a non-zero exit status.
 public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
-        EndpointCommand.self,
+        EndpointCommand.self, ReconcileCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
-        JobsCommand.self,
+        JobsCommand.self, ReportCommand.self,
     ]
 
     static var overview: String {

@@ -22,13 +22,18 @@ public final class ExternalSQLiteDatabase {
         public var description: String { "\(code): \(message)" }
     }
 
-    private var handle: OpaquePointer?
+    /// Internal for the row cursor (`ExternalSQLiteDatabase+Rows.swift`).
+    var handle: OpaquePointer?
 
     /// Opens an existing file read-write; with `create`, creates it when missing (fixtures and tools only: an
     /// erasure target must never create the database it is meant to erase from).
-    public init(path: String, busyTimeoutMilliseconds: Int32, create: Bool = false) throws(Failure) {
+    /// With `readOnly`, the file is opened read-only (the reconciler reads the app's records, never writes).
+    public init(path: String, busyTimeoutMilliseconds: Int32, create: Bool = false, readOnly: Bool = false)
+        throws(Failure)
+    {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        let flags = access | SQLITE_OPEN_NOMUTEX | (create && !readOnly ? SQLITE_OPEN_CREATE : 0)
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -114,7 +119,7 @@ public final class ExternalSQLiteDatabase {
         }
     }
 
-    private func failure(_ code: String, _ result: Int32) -> Failure {
+    func failure(_ code: String, _ result: Int32) -> Failure {
         let primary = result & 0xFF
         let transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(result)"

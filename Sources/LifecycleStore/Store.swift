@@ -96,6 +96,18 @@ public protocol StoreReader {
     /// How many of the service's own copies of one account's personal data remain: inbox rows still holding
     /// an e-mail or raw JWS (`relayEmail`), and a stored Apple token (`appleTokens`). 0 proves a scrub.
     func remainingSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
+
+    // MARK: Reconciler
+
+    /// Recent reconcile runs, newest first.
+    func reconcileRuns(limit: Int) throws -> [StoredReconcileRun]
+    /// Findings in id order, open ones only unless `includeResolved`.
+    func findings(app: String?, includeResolved: Bool, limit: Int, afterID: Int64?) throws -> [StoredFinding]
+    /// One page of the service's view of an app's accounts, ordered by `sub` in byte order (``SubjectOrder``),
+    /// with the state of their erasure jobs.
+    func observedAccounts(app: String, afterSubject: String?, limit: Int) throws -> [ObservedAccount]
+    /// Accounts of the app that are not deleted.
+    func liveAccountCount(app: String) throws -> Int
 }
 
 /// Changes available inside ``Store/write(_:)``.
@@ -199,6 +211,23 @@ public protocol StoreWriter: StoreReader {
     @discardableResult
     func cancelErasureJobsForRelink(app: String, subject: String, at instant: Instant, reason: String) throws
         -> [Int64]
+
+    // MARK: Reconciler
+
+    /// Takes the reconcile lock (one run at a time across every process on this store) and records the run.
+    /// A `running` run whose lease expired is marked `abandoned` first, so a crashed run never blocks.
+    func beginReconcileRun(app: String?, owner: String, at instant: Instant, leaseUntil: Instant) throws
+        -> ReconcileRunClaim
+    func renewReconcileRun(id: Int64, leaseUntil: Instant) throws
+    func finishReconcileRun(
+        id: Int64, status: ReconcileRunStatus, at instant: Instant, summary: String?, error: String?)
+        throws
+    /// Inserts new findings and refreshes ones seen before (same app, code and subject or window): a second
+    /// run never duplicates a finding.
+    func recordFindings(app: String, runID: Int64, findings: [Finding], at instant: Instant) throws
+    /// Marks the app's open findings that run `runID` did not see again as resolved; returns how many.
+    @discardableResult
+    func resolveFindings(app: String, notSeenInRun runID: Int64, at instant: Instant) throws -> Int
 }
 
 extension StoreReader {

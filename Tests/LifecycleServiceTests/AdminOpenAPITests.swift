@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import LifecycleCore
+import LifecycleStore
 import TestSupport
 import Testing
 
@@ -50,14 +51,17 @@ struct AdminOpenAPITests {
 
     @Test("every documented operation answers with the token, with a status it documents, never 404/405")
     func everyOperationAnswers() async throws {
-        let harness = try ServiceHarness(adminToken: AdminAPITests.token)
+        // The seeded jobs are driven by hand here, not by the runner.
+        let harness = try ServiceHarness(
+            extraConfiguration: ["erasure": ["runInServe": false]], adminToken: AdminAPITests.token)
         let service = try await harness.start()
         let deadID = try await AdminAPITests.deadMessage(in: service.context.store)
         _ = try await AdminAPITests.call(harness, "PUT", AdminAPITests.accountPath() + "/link")
 
+        let (failedJob, waitingJob) = try await Self.seedJobs(in: service.context.store)
         let values = [
             "{app}": ServiceHarness.appID, "{sub}": PercentDecoding.encode(TestFixtures.subject),
-            "{id}": String(deadID),
+            "{target}": "backend",
         ]
         // Reads first, then the changes, deletion last so link still finds a live account.
         let order = ["GET", "PUT", "POST"]
@@ -68,6 +72,11 @@ struct AdminOpenAPITests {
         #expect(operations.count == AdminRoute.all.count)
         for operation in operations {
             var target = operation.path
+            // {id} names an outbox message, or the failed job (retry) or the job waiting for its callback.
+            let id =
+                operation.path.hasSuffix("/complete")
+                ? waitingJob : operation.path.hasPrefix("/v1/jobs") ? failedJob : deadID
+            target = target.replacingOccurrences(of: "{id}", with: String(id))
             for (name, value) in values { target = target.replacingOccurrences(of: name, with: value) }
             let answer = try await AdminAPITests.call(harness, operation.method, target)
             #expect(answer.status != 404 && answer.status != 405, "\(operation.method) \(operation.path)")
@@ -76,5 +85,36 @@ struct AdminOpenAPITests {
             #expect(answer.json != nil, "\(operation.method) \(operation.path) answered non-JSON")
         }
         await harness.stop()
+    }
+
+    /// One erasure job whose only step failed, and one whose webhook step waits for its callback.
+    static func seedJobs(in store: any Store) async throws -> (failed: Int64, waiting: Int64) {
+        let now = SystemWallClock().now()
+        @Sendable func plan(_ target: String) -> ErasureJobPlan {
+            ErasureJobPlan(
+                policyReference: "default@1#00", trigger: .accountDeleted, eventTime: now, origin: .rule(index: 0),
+                categories: [.profile], targets: [target], notBefore: now, deadline: now.adding(seconds: 86_400),
+                cancelIfRelinked: false, basis: nil)
+        }
+        return try await store.write { writer in
+            let failed = try writer.insertErasureJob(
+                app: ServiceHarness.appID, subject: TestFixtures.subject, plan: plan("app-db"), createdAt: now)
+            let waiting = try writer.insertErasureJob(
+                app: ServiceHarness.appID, subject: TestFixtures.subject, plan: plan("backend"), createdAt: now)
+            _ = try writer.claimErasureSteps(now: now, owner: "seed", leaseUntil: now.adding(seconds: 60), limit: 10)
+            try writer.recordErasureStep(
+                jobID: failed, index: 0,
+                step: ErasureStep(
+                    target: "app-db", status: .failed, attempts: 3, nextAttemptAt: nil, lastAttemptAt: now,
+                    finishedAt: now, evidence: ErasureStepEvidence(errorCode: "sqlite-open")),
+                owner: "seed", at: now)
+            try writer.recordErasureStep(
+                jobID: waiting, index: 0,
+                step: ErasureStep(
+                    target: "backend", status: .waitingCallback, attempts: 1, nextAttemptAt: nil, lastAttemptAt: now,
+                    finishedAt: nil, evidence: ErasureStepEvidence(responseStatus: 202)),
+                owner: "seed", at: now)
+            return (failed, waiting)
+        }
     }
 }

@@ -3,7 +3,7 @@
 /// cannot drift apart. Templates use OpenAPI's `{name}` syntax.
 struct AdminRoute: Sendable, Hashable {
     enum Endpoint: Sendable, Hashable {
-        case account, link, deletion, outbox, outboxRetry, openAPI
+        case account, link, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete, openAPI
     }
 
     var endpoint: Endpoint
@@ -16,6 +16,10 @@ struct AdminRoute: Sendable, Hashable {
         AdminRoute(endpoint: .deletion, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/deletion"),
         AdminRoute(endpoint: .outbox, method: "GET", template: "/v1/outbox"),
         AdminRoute(endpoint: .outboxRetry, method: "POST", template: "/v1/outbox/{id}/retry"),
+        AdminRoute(endpoint: .findings, method: "GET", template: "/v1/findings"),
+        AdminRoute(endpoint: .jobs, method: "GET", template: "/v1/jobs"),
+        AdminRoute(endpoint: .jobRetry, method: "POST", template: "/v1/jobs/{id}/retry"),
+        AdminRoute(endpoint: .jobStepComplete, method: "POST", template: "/v1/jobs/{id}/steps/{target}/complete"),
         AdminRoute(endpoint: .openAPI, method: "GET", template: "/openapi.json"),
     ]
 

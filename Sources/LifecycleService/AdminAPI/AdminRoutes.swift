@@ -9,14 +9,18 @@ struct AdminRoutes: Sendable {
     let token: AdminBearerToken
     let accounts: AccountOperations
     let outbox: OutboxOperations
+    let findings: FindingOperations
+    let jobs: JobOperations
     let metrics: MetricsRegistry
     /// The bytes of `admin.openapi.json`, nil when the resource is missing from the installation.
     let openAPIDocument: [UInt8]?
 
-    init(context: ServiceContext, token: AdminBearerToken) {
+    init(context: ServiceContext, erasure: ErasureJobRunner, token: AdminBearerToken) {
         self.token = token
         accounts = AccountOperations(context: context)
         outbox = OutboxOperations(context: context)
+        findings = FindingOperations(context: context)
+        jobs = JobOperations(context: context, runner: erasure)
         metrics = context.metrics
         openAPIDocument = AdminOpenAPI.document
         metrics.describe(
@@ -92,6 +96,36 @@ struct AdminRoutes: Sendable {
                 throw AdminError(status: 404, code: "unknown_message", "outbox ids are positive integers")
             }
             return (name, .jsonDocument(try await outbox.retry(id: id)))
+        case .findings:
+            let query = try PageQuery(request.query, filters: ["app", "resolved"])
+            let resolved = try query.flag("resolved")
+            return (
+                name,
+                .jsonDocument(
+                    try await findings.list(
+                        app: query.filters["app"], includeResolved: resolved, limit: query.limit, after: query.after))
+            )
+        case .jobs:
+            let query = try PageQuery(request.query, filters: ["status"])
+            return (
+                name,
+                .jsonDocument(
+                    try await jobs.list(status: query.filters["status"], limit: query.limit, after: query.after))
+            )
+        case .jobRetry:
+            guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {
+                throw AdminError(status: 404, code: "unknown_job", "job ids are positive integers")
+            }
+            return (name, .jsonDocument(try await jobs.retry(id: id)))
+        case .jobStepComplete:
+            guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {
+                throw AdminError(status: 404, code: "unknown_job", "job ids are positive integers")
+            }
+            return (
+                name,
+                .jsonDocument(
+                    try await jobs.complete(id: id, target: parameters["target"] ?? "", body: request.body))
+            )
         case .openAPI:
             guard let document = openAPIDocument else {
                 throw AdminError(
@@ -108,6 +142,10 @@ struct AdminRoutes: Sendable {
         case .deletion: "deletion"
         case .outbox: "outbox"
         case .outboxRetry: "outbox_retry"
+        case .findings: "findings"
+        case .jobs: "jobs"
+        case .jobRetry: "job_retry"
+        case .jobStepComplete: "job_step_complete"
         case .openAPI: "openapi"
         }
     }

@@ -42,8 +42,8 @@ extension ServiceConfiguration {
         var root = try ConfigurationReader(file: file, path: "", value: document)
         try root.allow(
             [
-                "storage", "public", "admin", "apple", "apps", "outbox", "pseudonymKeyFile", "logLevel",
-                "policiesDirectory", "erasure",
+                "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
+                "policiesDirectory", "erasure", "reconcile",
             ])
 
         var storageReader = try root.objectOrEmpty("storage")
@@ -148,7 +148,7 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds", "webhook"] + appErasureKeys)
+            try appReader.allow(["id", "clientIds", "webhook", "records"] + appErasureKeys)
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -189,8 +189,10 @@ extension ServiceConfiguration {
                 webhook = WebhookConfiguration(url: url, secretFile: secretFile.map(resolve))
             }
             let erasure = try parseAppErasure(&appReader, hasWebhook: webhook != nil, resolve: resolve)
+            let records = try parseRecordSource(&appReader, resolve: resolve)
             try appReader.finish()
-            apps.append(AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure))
+            apps.append(
+                AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure, records: records))
         }
         if apps.isEmpty {
             throw ConfigurationError(
@@ -220,6 +222,18 @@ extension ServiceConfiguration {
                 try outboxReader.integer("pollMilliseconds", default: 5_000, range: 10...600_000, fix: "milliseconds")))
         try outboxReader.finish()
 
+        var reportsReader = try root.objectOrEmpty("reports")
+        try reportsReader.allow(["directory", "signingKeyFile", "pseudonymKeyFile"])
+        let reports = ReportsConfiguration(
+            directory: resolve(try reportsReader.string("directory", default: "reports", fix: "a directory path")),
+            signingKeyFile: resolve(
+                try reportsReader.string(
+                    "signingKeyFile", default: "var/secrets/report-ed25519.pem", fix: "a path to a PEM key file")),
+            pseudonymKeyFile: resolve(
+                try reportsReader.string(
+                    "pseudonymKeyFile", default: "var/secrets/report-pseudonym.key", fix: "a path to a key file")))
+        try reportsReader.finish()
+
         let pseudonymKeyFile = resolve(
             try root.string("pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file"))
         let levelName = try root.string("logLevel", default: "info", fix: "debug, info, warning or error")
@@ -229,13 +243,15 @@ extension ServiceConfiguration {
         let policiesDirectory = resolve(
             try root.string("policiesDirectory", default: "policies", fix: "a directory of policy files"))
         let erasureRunner = try parseErasureRunner(&root)
+        let reconcile = try parseReconcile(&root)
         try root.finish()
         var configuration = ServiceConfiguration(
             storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
-            pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
+            reports: reports, pseudonymKeyFile: pseudonymKeyFile, logLevel: logLevel, baseDirectory: baseDirectory)
         configuration.policiesDirectory = policiesDirectory
         configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
         configuration.erasure = erasureRunner
+        configuration.reconcile = reconcile
         return configuration
     }
 }

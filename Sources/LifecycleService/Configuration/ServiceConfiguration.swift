@@ -9,6 +9,7 @@ public struct ServiceConfiguration: Sendable {
     public var apple: AppleConfiguration
     public var apps: [AppConfiguration]
     public var outbox: OutboxConfiguration
+    public var reports: ReportsConfiguration
     /// Key for the keyed pseudonyms (HMAC-SHA256 of app and sub) used in logs. Created on first use.
     public var pseudonymKeyFile: String
     public var logLevel: LogLevel
@@ -20,6 +21,8 @@ public struct ServiceConfiguration: Sendable {
     public var policies: [String: ErasurePolicy] = [:]
     /// The erasure job runner's settings (`erasure`).
     public var erasure = ErasureRunnerConfiguration()
+    /// The reconciler's settings (`reconcile`).
+    public var reconcile = ReconcileConfiguration()
 
     /// The app a token's `aud` routes to, or nil when no app lists that client ID.
     public func app(forClientID clientID: String) -> AppConfiguration? {
@@ -117,6 +120,8 @@ public struct AppConfiguration: Sendable {
     public var webhook: WebhookConfiguration?
     /// The erasure mapping (`policy`, `targets`, `categories`); nil when the app maps none.
     public var erasure: AppErasureConfiguration? = nil
+    /// The app's own records for the nightly reconcile; nil skips the comparison (gaps are still checked).
+    public var records: RecordSource? = nil
 }
 
 public struct WebhookConfiguration: Sendable {
@@ -125,6 +130,18 @@ public struct WebhookConfiguration: Sendable {
     /// File holding the signing secret (`whsec_…` base64 as Standard Webhooks issues, or raw text); the
     /// environment variable `LIFECYCLE_WEBHOOK_SECRET_<APP>` (app id upper-cased, `-` as `_`) overrides it.
     public var secretFile: String?
+}
+
+/// Where deletion-compliance reports go and which keys pseudonymise and sign them (DESIGN.md §9).
+public struct ReportsConfiguration: Sendable {
+    /// Root of `<app>/<yyyy>/<date>-deletion-compliance.*` and `<app>/manifest.jsonl` (default `reports`).
+    public var directory: String
+    /// Ed25519 PKCS#8 PEM key that signs manifest lines; created (0600) with `NAME.pub.pem` beside it when
+    /// missing (default `var/secrets/report-ed25519.pem`).
+    public var signingKeyFile: String
+    /// HMAC key of the subject pseudonyms in reports; created (0600) when missing (default
+    /// `var/secrets/report-pseudonym.key`). Losing it makes `report lookup` unable to find old subjects.
+    public var pseudonymKeyFile: String
 }
 
 /// How the outbox dispatcher delivers webhooks (DESIGN.md §6).

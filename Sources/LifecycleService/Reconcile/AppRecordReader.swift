@@ -10,13 +10,9 @@ protocol AppRecordReader {
 /// to report after the merge stops, so a broken source is never mistaken for "the app holds nothing more".
 struct AppRecordIterator<Reader: AppRecordReader>: IteratorProtocol {
     private var reader: Reader
-    private let failure: FailureBox
+    private let failure: MergeFailure
 
-    final class FailureBox {
-        var error: (any Error)?
-    }
-
-    init(_ reader: Reader, failure: FailureBox) {
+    init(_ reader: Reader, failure: MergeFailure) {
         self.reader = reader
         self.failure = failure
     }
@@ -30,4 +26,9 @@ struct AppRecordIterator<Reader: AppRecordReader>: IteratorProtocol {
             return nil
         }
     }
+}
+
+/// The first error either side of a merge hit; the merge thread owns it.
+final class MergeFailure {
+    var error: (any Error)?
 }

@@ -97,7 +97,7 @@ public final class ServiceRuntime: Sendable {
     public func start() async throws {
         let log = context.log
         // Before anything binds: an enabled admin listener without a token refuses to start.
-        let admin = try AdminListener.makeServer(context: context, environment: environment)
+        let admin = try AdminListener.makeServer(context: context, erasure: erasureRunner, environment: environment)
         if let error = await context.keys.refresh() {
             // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
@@ -123,6 +123,12 @@ public final class ServiceRuntime: Sendable {
         }
         if context.configuration.erasure.runInServe {
             startBackground { [erasureRunner] in await erasureRunner.run() }
+            if let daily = context.configuration.reconcile.dailyAt,
+                let zone = TimeZone(identifier: context.configuration.reconcile.timeZone)
+            {
+                let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
+                startBackground { [self] in await scheduledReconcileLoop(schedule) }
+            }
         }
     }
 
@@ -148,6 +154,50 @@ public final class ServiceRuntime: Sendable {
                 try await recordHeartbeat(kind: "tick")
             } catch {
                 context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
+            }
+        }
+    }
+
+    /// Work that runs after each scheduled reconcile (the day's reports), in order.
+    private let afterReconcile = Mutex<[@Sendable (Reconciler.Report) async -> Void]>([])
+
+    /// Adds work to run after each scheduled reconcile (used for the daily compliance report).
+    func onScheduledReconcile(_ work: @escaping @Sendable (Reconciler.Report) async -> Void) {
+        afterReconcile.withLock { $0.append(work) }
+    }
+
+    /// The day's deletion-compliance report of every app, after the scheduled reconcile (DESIGN.md §9):
+    /// the default period, the last 30 UTC days up to the end of today, as `lifecycle report generate` uses.
+    private func generateDailyReports() async {
+        let now = context.clock.now()
+        do {
+            let generator = try ReportGenerator(configuration: context.configuration, store: context.store)
+            let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
+            for app in context.configuration.apps {
+                let written = try await generator.generate(app: app.id, period: period, at: now)
+                context.log.log(
+                    .info, "report.generated", app: app.id, [("files", .integer(Int64(written.files.count)))])
+            }
+        } catch {
+            context.log.log(.error, "report.failed", [("error", .string(String(describing: error)))])
+        }
+    }
+
+    /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then runs the
+    /// follow-up work. With several instances the run lock lets one of them do it; the others log `busy`.
+    private func scheduledReconcileLoop(_ schedule: DailySchedule) async {
+        while !Task.isCancelled {
+            let now = context.clock.now()
+            let next = schedule.next(after: now)
+            context.log.info("reconcile.scheduled", [("at", .string(next.iso8601))])
+            try? await Task.sleep(for: .milliseconds(next.millisecondsSinceEpoch - now.millisecondsSinceEpoch))
+            if Task.isCancelled { return }
+            do {
+                let report = try await Reconciler(context: context, owner: instanceID).run(asOf: context.clock.now())
+                for work in afterReconcile.withLock({ $0 }) { await work(report) }
+            } catch {
+                context.log.log(
+                    .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
             }
         }
     }

@@ -9,7 +9,43 @@ enum SQLiteSchema {
         Migration(version: 5, name: "account-history", sql: accountHistory),
         Migration(version: 6, name: "outbox", sql: outbox),
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
+        Migration(version: 8, name: "reconciler", sql: reconciler),
     ]
+
+    /// Reconcile runs (one `running` row at most: the lock, with a lease so a crashed run does not hold it
+    /// forever) and the findings they keep. A finding's identity is (app, code, subject key): the `sub`, or the
+    /// window start for findings about time such as a notification gap.
+    static let reconciler = """
+        CREATE TABLE reconcile_runs (
+            id INTEGER PRIMARY KEY,
+            app TEXT,
+            status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed', 'abandoned')),
+            owner TEXT NOT NULL,
+            started_at_ms INTEGER NOT NULL,
+            leased_until_ms INTEGER NOT NULL,
+            finished_at_ms INTEGER,
+            summary TEXT,
+            error TEXT
+        );
+        CREATE UNIQUE INDEX reconcile_runs_one_running ON reconcile_runs (status) WHERE status = 'running';
+        CREATE TABLE findings (
+            id INTEGER PRIMARY KEY,
+            app TEXT NOT NULL,
+            code TEXT NOT NULL,
+            severity TEXT NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+            subject TEXT,
+            subject_key TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            window_from_ms INTEGER,
+            window_to_ms INTEGER,
+            first_seen_at_ms INTEGER NOT NULL,
+            last_seen_at_ms INTEGER NOT NULL,
+            last_run_id INTEGER NOT NULL REFERENCES reconcile_runs (id),
+            resolved_at_ms INTEGER,
+            UNIQUE (app, code, subject_key)
+        );
+        CREATE INDEX findings_open ON findings (app, resolved_at_ms, id);
+        """
 
     /// The verified notifications as received. `jti` is the idempotency key Apple gives; the second unique
     /// key is the event itself, because Apple may resend one event under a new `jti`. Times are integer

@@ -1,0 +1,68 @@
+import LifecycleCore
+import LifecycleStore
+
+/// The app's records from its own SQLite database, opened read-only. The configured query is wrapped so the
+/// rows come back sorted by `sub` in byte order (SQLite's BINARY collation, which is ``SubjectOrder``) and
+/// streamed one at a time: no external sort, no copy of the table in memory.
+struct SQLiteRecordReader: AppRecordReader {
+    private let database: ExternalSQLiteDatabase
+    private let rows: ExternalSQLiteDatabase.Rows
+    private let path: String
+    private var rowNumber = 0
+
+    init(path: String, query: String, busyTimeoutMilliseconds: Int32 = 5000) throws(RecordSourceError) {
+        self.path = path
+        do {
+            database = try ExternalSQLiteDatabase(
+                path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: true)
+            let trimmed = query.trimmingTrailingSemicolons
+            let columns = try database.rows(trimmed).columns.map { $0.lowercased() }
+            guard columns.contains("sub") else {
+                throw RecordSourceError(
+                    source: path,
+                    problem:
+                        "the records query returns no \"sub\" column (columns: \(columns.joined(separator: ", ")));"
+                        + " alias it, e.g. SELECT apple_sub AS sub …")
+            }
+            let wanted = ["sub", "status", "sessions"].filter(columns.contains)
+            rows = try database.rows(
+                "SELECT \(wanted.joined(separator: ", ")) FROM (\(trimmed)) WHERE sub IS NOT NULL ORDER BY sub")
+        } catch let error as RecordSourceError {
+            throw error
+        } catch {
+            throw RecordSourceError(source: path, problem: "\(error)")
+        }
+    }
+
+    mutating func next() throws -> AppRecord? {
+        let values: [String?]?
+        do {
+            values = try rows.next()
+        } catch {
+            throw RecordSourceError(source: path, line: rowNumber + 1, problem: "\(error)")
+        }
+        guard let values else { return nil }
+        rowNumber += 1
+        var fields: [String: String?] = [:]
+        for (index, name) in rows.columns.enumerated() { fields[name.lowercased()] = values[index] }
+        var sessions: JSONValue?
+        if let text = fields["sessions"] ?? nil {
+            guard let count = Int64(text), count >= 0 else {
+                throw RecordSourceError(
+                    source: path, line: rowNumber, problem: "\"sessions\" must be a whole number ≥ 0")
+            }
+            sessions = .integer(count)
+        }
+        return try AppRecordFields.record(
+            sub: (fields["sub"] ?? nil).map(JSONValue.string), status: (fields["status"] ?? nil).map(JSONValue.string),
+            sessions: sessions, source: path, line: rowNumber)
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSemicolons: String {
+        var text = Substring(self)
+        while let last = text.last, last == ";" || last.isWhitespace { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,75 @@
+import LifecycleCore
+
+/// What the collect stage gathered for one app and period, before pseudonymisation: the raw material
+/// ``ReportAssembler`` turns into a ``ReportDataset``. Holds raw `sub`s: never written anywhere as is.
+public struct ReportInputs: Sendable {
+    public var app: String
+    public var period: ReportPeriod
+    public var generatedAt: Instant
+    /// Account inputs with event time in the period (every kind and disposition).
+    public var events: [ReportEvent]
+    /// Erasure and retention-purge jobs of the subjects those events concern.
+    public var jobs: [ReportSubjectJob]
+    /// The last reconcile run of the app, nil when none is known.
+    public var findingRun: ReportFindingRun?
+
+    public init(
+        app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],
+        findingRun: ReportFindingRun?
+    ) {
+        self.app = app
+        self.period = period
+        self.generatedAt = generatedAt
+        self.events = events
+        self.jobs = jobs
+        self.findingRun = findingRun
+    }
+}
+
+/// One account input as the history recorded it.
+public struct ReportEvent: Hashable, Sendable {
+    public var subject: String
+    public var kind: AccountInputKind
+    /// The history source: `notification`, `replay`, `admin` or `reconciler`.
+    public var source: String
+    public var eventTime: Instant
+    public var receivedAt: Instant
+    public var disposition: AccountDisposition
+
+    public init(
+        subject: String, kind: AccountInputKind, source: String, eventTime: Instant, receivedAt: Instant,
+        disposition: AccountDisposition
+    ) {
+        self.subject = subject
+        self.kind = kind
+        self.source = source
+        self.eventTime = eventTime
+        self.receivedAt = receivedAt
+        self.disposition = disposition
+    }
+}
+
+/// One erasure or retention-purge job of a subject.
+public struct ReportSubjectJob: Hashable, Sendable {
+    public var subject: String
+    public var job: ErasureJob
+    /// Per step (same order as `job.steps`): when its first attempt started, nil when unknown or none yet.
+    public var stepsStartedAt: [Instant?]
+
+    public init(subject: String, job: ErasureJob, stepsStartedAt: [Instant?] = []) {
+        self.subject = subject
+        self.job = job
+        self.stepsStartedAt = stepsStartedAt
+    }
+}
+
+/// The findings of one reconcile run.
+public struct ReportFindingRun: Hashable, Sendable {
+    public var ranAt: Instant
+    public var findings: [Finding]
+
+    public init(ranAt: Instant, findings: [Finding]) {
+        self.ranAt = ranAt
+        self.findings = findings
+    }
+}

@@ -1,0 +1,144 @@
+import LifecycleCore
+
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/1`,
+/// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
+/// UTC with milliseconds, so the same dataset always gives the same bytes.
+public enum ReportJSONRenderer {
+    public static func document(_ dataset: ReportDataset) -> JSONValue {
+        .object([
+            "schema": .string(ReportDataset.schema),
+            "app": .string(dataset.app),
+            "period": ["from": instant(dataset.period.from), "to": instant(dataset.period.to)],
+            "generatedAt": instant(dataset.generatedAt),
+            "pseudonymKeyId": .string(dataset.pseudonymKeyID),
+            "summary": summary(dataset.summary),
+            "eventsPerDay": .array(
+                dataset.eventsPerDay.map { day in
+                    [
+                        "day": .string(day.day),
+                        "counts": .object(JSONObject(members: day.counts.map { ($0.type, .integer(Int64($0.count))) })),
+                    ]
+                }),
+            "findings": [
+                "lastRunAt": dataset.findings.lastRunAt.map(instant) ?? .null,
+                "items": .array(dataset.findings.items.map(finding)),
+            ],
+            "subjects": .array(dataset.subjects.map(row)),
+            "integrity": dataset.integrity.map(integrity) ?? .null,
+        ])
+    }
+
+    /// Pretty-printed UTF-8 with a final newline.
+    public static func render(_ dataset: ReportDataset) -> [UInt8] {
+        Array((document(dataset).serialized(pretty: true) + "\n").utf8)
+    }
+
+    static func instant(_ value: Instant) -> JSONValue { .string(value.iso8601) }
+
+    private static func optional(_ value: Instant?) -> JSONValue { value.map(instant) ?? .null }
+    private static func optional(_ value: Int?) -> JSONValue { value.map { .integer(Int64($0)) } ?? .null }
+    private static func optional(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+    private static func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    private static func counts(_ values: [String: Int]) -> JSONValue {
+        .object(JSONObject(members: values.sorted { $0.key < $1.key }.map { ($0.key, .integer(Int64($0.value))) }))
+    }
+
+    private static func summary(_ summary: ReportSummary) -> JSONValue {
+        [
+            "total": typeSummary(summary.total),
+            "byType": .array(summary.byType.map(typeSummary)),
+            "failedJobs": .integer(Int64(summary.failedJobs)),
+            "retainedItems": .integer(Int64(summary.retainedItems)),
+            "openFindings": [
+                "total": .integer(Int64(summary.findingsByCode.values.reduce(0, +))),
+                "bySeverity": counts(summary.findingsBySeverity),
+                "byCode": counts(summary.findingsByCode),
+            ],
+        ]
+    }
+
+    private static func typeSummary(_ value: ReportTypeSummary) -> JSONValue {
+        [
+            "type": .string(value.type),
+            "received": .integer(Int64(value.received)),
+            "completed": .integer(Int64(value.completed)),
+            "completedWithExceptions": .integer(Int64(value.completedWithExceptions)),
+            "pending": .integer(Int64(value.pending)),
+            "overdue": .integer(Int64(value.overdue)),
+            "failed": .integer(Int64(value.failed)),
+            "cancelled": .integer(Int64(value.cancelled)),
+            "onTimeRate": optional(value.onTimeRate),
+            "medianDaysToComplete": optional(value.medianDaysToComplete),
+            "p95DaysToComplete": optional(value.p95DaysToComplete),
+            "deadlineDays": optional(value.deadlineDays),
+        ]
+    }
+
+    private static func finding(_ value: ReportFinding) -> JSONValue {
+        [
+            "code": .string(value.code),
+            "severity": .string(value.severity),
+            "subject": optional(value.pseudonym),
+            "detail": .string(value.detail),
+            "windowFrom": optional(value.windowFrom),
+            "windowTo": optional(value.windowTo),
+        ]
+    }
+
+    private static func row(_ value: ReportSubjectRow) -> JSONValue {
+        [
+            "subject": .string(value.pseudonym),
+            "eventType": .string(value.eventType),
+            "source": .string(value.source.rawValue),
+            "eventTime": instant(value.eventTime),
+            "receivedAt": instant(value.receivedAt),
+            "policy": optional(value.policy),
+            "deadline": optional(value.deadline),
+            "outcome": .string(value.outcome.rawValue),
+            "onTime": value.onTime.map { .bool($0) } ?? .null,
+            "completedAt": optional(value.completedAt),
+            "daysToComplete": optional(value.daysToComplete),
+            "verification": .string(value.verification.rawValue),
+            "targets": .array(value.targets.map(target)),
+            "retained": .array(value.retained.map(retained)),
+        ]
+    }
+
+    private static func target(_ value: ReportTargetOutcome) -> JSONValue {
+        [
+            "target": .string(value.target),
+            "rule": .string(value.rule),
+            "categories": .array(value.categories.map { .string($0) }),
+            "status": .string(value.status),
+            "attempts": .integer(Int64(value.attempts)),
+            "firstAttemptAt": optional(value.firstAttemptAt),
+            "lastAttemptAt": optional(value.lastAttemptAt),
+            "finishedAt": optional(value.finishedAt),
+            "deadline": instant(value.deadline),
+            "evidence": [
+                "rowsAffected": optional(value.rowsAffected),
+                "verificationCount": optional(value.verificationCount),
+                "responseStatus": optional(value.responseStatus),
+                "errorCode": optional(value.errorCode),
+            ],
+        ]
+    }
+
+    private static func retained(_ value: ReportRetainedItem) -> JSONValue {
+        [
+            "category": .string(value.category),
+            "basis": .string(value.basis),
+            "purgeAt": instant(value.purgeAt),
+            "status": .string(value.status),
+        ]
+    }
+
+    private static func integrity(_ value: ReportIntegrity) -> JSONValue {
+        [
+            "sequence": .integer(Int64(value.sequence)),
+            "previousManifestLineSha256": .string(value.previousManifestLineSHA256),
+            "signingKeyId": .string(value.signingKeyID),
+            "manifest": .string(value.manifest),
+        ]
+    }
+}

@@ -1,0 +1,40 @@
+/// How one deletion request stands at the report's generation time (DOMAIN.md §6).
+public enum ReportOutcome: String, Hashable, Sendable, CaseIterable {
+    /// Every erasure job completed with evidence and nothing was kept.
+    case completed = "completed"
+    /// Every erasure job completed; some categories are kept under another law until their purge date.
+    case completedWithExceptions = "completed-with-exceptions"
+    /// A deadline passed and the erasure is not completed.
+    case overdue = "overdue"
+    /// Still within its deadline and not completed (waiting period, running, or no job yet).
+    case pending = "pending"
+    /// Within its deadline, but a job failed after its retries or its erasure cannot be proven: an operator
+    /// must act before the deadline.
+    case failed = "failed"
+    /// Every job was cancelled because the user signed in again (a revocation withdrawn, DESIGN.md §5).
+    case cancelled = "cancelled"
+}
+
+/// Where a deletion request came from (DOMAIN.md §6).
+public enum ReportEventSource: String, Hashable, Sendable, CaseIterable {
+    /// An Apple server-to-server notification, live or replayed.
+    case notification = "notification"
+    /// The user deleted the account inside the app (App Store Review Guideline 5.1.1(v)).
+    case inApp = "in-app"
+    /// The reconciler found it (a refresh-token probe rejected by Apple: a lost revocation).
+    case reconciler = "reconciler"
+}
+
+/// What the evidence of a request's erasure proves.
+public enum ReportVerification: String, Hashable, Sendable, CaseIterable {
+    /// Every step of every job is `done` with evidence.
+    case verified = "verified"
+    /// Some step ended `unverified`: the target reported success but nothing proves it.
+    case unverified = "unverified"
+    /// Some step failed after its retries.
+    case failed = "failed"
+    /// Steps are still open.
+    case pending = "pending"
+    /// No erasure job is known for the request.
+    case none = "none"
+}

@@ -1,0 +1,116 @@
+import LifecycleCore
+
+/// One deletion request in a report: a pseudonymous subject, what happened, under which policy, by when it
+/// was due and what each target did (DOMAIN.md §6). Never carries the raw `sub`, e-mail or token.
+public struct ReportSubjectRow: Hashable, Sendable {
+    /// Keyed pseudonym of (app, sub); `lifecycle report lookup` recomputes it for a data-subject inquiry.
+    public var pseudonym: String
+    /// The account input: `account-deleted`, `in-app-deletion`, `consent-revoked` or `credentials-invalid`.
+    public var eventType: String
+    public var source: ReportEventSource
+    public var eventTime: Instant
+    public var receivedAt: Instant
+    /// `id@version#sha256` frozen on the jobs; nil when no job is known.
+    public var policy: String?
+    /// The latest absolute deadline of the request's erasure jobs; nil when no job is known.
+    public var deadline: Instant?
+    public var targets: [ReportTargetOutcome]
+    public var verification: ReportVerification
+    public var retained: [ReportRetainedItem]
+    public var outcome: ReportOutcome
+    /// True when completed by every deadline, false when a deadline was missed, nil while undecided.
+    public var onTime: Bool?
+    /// When the last job completed; nil until all have.
+    public var completedAt: Instant?
+    /// Days from event to completion, rounded to 3 decimals; nil until completed.
+    public var daysToComplete: Double?
+
+    public init(
+        pseudonym: String, eventType: String, source: ReportEventSource, eventTime: Instant, receivedAt: Instant,
+        policy: String?, deadline: Instant?, targets: [ReportTargetOutcome], verification: ReportVerification,
+        retained: [ReportRetainedItem], outcome: ReportOutcome, onTime: Bool?, completedAt: Instant?,
+        daysToComplete: Double?
+    ) {
+        self.pseudonym = pseudonym
+        self.eventType = eventType
+        self.source = source
+        self.eventTime = eventTime
+        self.receivedAt = receivedAt
+        self.policy = policy
+        self.deadline = deadline
+        self.targets = targets
+        self.verification = verification
+        self.retained = retained
+        self.outcome = outcome
+        self.onTime = onTime
+        self.completedAt = completedAt
+        self.daysToComplete = daysToComplete
+    }
+
+    /// Allowed days from event to deadline, rounded to 3 decimals; nil when no deadline is known.
+    public var deadlineDays: Double? {
+        deadline.map {
+            ReportNumbers.rounded(
+                Double($0.millisecondsSinceEpoch - eventTime.millisecondsSinceEpoch)
+                    / Double(ReportPeriod.millisecondsPerDay))
+        }
+    }
+}
+
+/// One target's part of a request's erasure: status, attempts, timestamps and evidence.
+public struct ReportTargetOutcome: Hashable, Sendable {
+    public var target: String
+    /// The policy entry the job came from, e.g. `rules[0]`.
+    public var rule: String
+    public var categories: [String]
+    /// ``ErasureStepStatus`` canonical name, or `cancelled` when the job was cancelled.
+    public var status: String
+    public var attempts: Int
+    public var firstAttemptAt: Instant?
+    public var lastAttemptAt: Instant?
+    public var finishedAt: Instant?
+    /// The job's own absolute deadline.
+    public var deadline: Instant
+    public var rowsAffected: Int?
+    public var verificationCount: Int?
+    public var responseStatus: Int?
+    public var errorCode: String?
+
+    public init(
+        target: String, rule: String, categories: [String], status: String, attempts: Int, firstAttemptAt: Instant?,
+        lastAttemptAt: Instant?, finishedAt: Instant?, deadline: Instant, rowsAffected: Int?,
+        verificationCount: Int?, responseStatus: Int?, errorCode: String?
+    ) {
+        self.target = target
+        self.rule = rule
+        self.categories = categories
+        self.status = status
+        self.attempts = attempts
+        self.firstAttemptAt = firstAttemptAt
+        self.lastAttemptAt = lastAttemptAt
+        self.finishedAt = finishedAt
+        self.deadline = deadline
+        self.rowsAffected = rowsAffected
+        self.verificationCount = verificationCount
+        self.responseStatus = responseStatus
+        self.errorCode = errorCode
+    }
+}
+
+/// A category kept after the deletion because another law requires it (a policy `retain[]` entry).
+public struct ReportRetainedItem: Hashable, Sendable {
+    public var category: String
+    /// The law that requires keeping it, quoted from the policy.
+    public var basis: String
+    /// When it must be purged.
+    public var purgeAt: Instant
+    /// `retained` until the purge job completes, then `purged`.
+    public var status: String
+
+    public init(category: String, basis: String, purgeAt: Instant, status: String) {
+        self.category = category
+        self.basis = basis
+        self.purgeAt = purgeAt
+        self.status = status
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import LifecycleCrypto
+
+/// `lifecycle report verify`: checks, offline and with nothing but the public key, that every report under a
+/// directory is the one that was signed. For each app's `manifest.jsonl`, line by line: the signature and
+/// key id, the sequence number, the hash chain to the line before, then the SHA-256 of every file the line
+/// lists; finally, that no report file lies there without a line (the trace of a deleted last line).
+/// Stops at the first broken item and names it.
+public enum ReportVerifier {
+    /// The first thing that does not verify: a manifest line or a report file, and what is wrong with it.
+    public struct Broken: Hashable, Sendable, CustomStringConvertible {
+        public var item: String
+        public var problem: String
+        public var description: String { "\(item): \(problem)" }
+    }
+
+    public struct Outcome: Sendable {
+        /// Manifest lines (reports) that verified before the first broken item, if any.
+        public var verifiedReports: Int
+        public var manifests: [String]
+        public var broken: Broken?
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Verifies `directory`: an app's report directory (holding `manifest.jsonl`) or the reports root
+    /// (every sub-directory holding one, in name order).
+    public static func verify(directory: String, publicKey: Ed25519PublicKey) throws -> Outcome {
+        let manifests = try manifestDirectories(directory)
+        let keyID = try ReportKeys.signingKeyID(publicKey)
+        var outcome = Outcome(verifiedReports: 0, manifests: manifests.map { $0 + "/" + ReportManifestLine.fileName })
+        for appDirectory in manifests {
+            if let broken = verifyApp(
+                appDirectory, publicKey: publicKey, keyID: keyID, verified: &outcome.verifiedReports)
+            {
+                outcome.broken = broken
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    private static func manifestDirectories(_ directory: String) throws -> [String] {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: directory + "/" + ReportManifestLine.fileName) { return [directory] }
+        guard let names = try? manager.contentsOfDirectory(atPath: directory) else {
+            throw Failure(description: "\(directory): not a readable directory")
+        }
+        let found = names.sorted().map { directory + "/" + $0 }.filter {
+            manager.fileExists(atPath: $0 + "/" + ReportManifestLine.fileName)
+        }
+        guard !found.isEmpty else {
+            throw Failure(description: "\(directory): no \(ReportManifestLine.fileName) here or in a sub-directory")
+        }
+        return found
+    }
+
+    private static func verifyApp(
+        _ appDirectory: String, publicKey: Ed25519PublicKey, keyID: String, verified: inout Int
+    ) -> Broken? {
+        let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
+        guard let data = FileManager.default.contents(atPath: manifestPath) else {
+            return Broken(item: manifestPath, problem: "cannot be read")
+        }
+        var rawLines = Array(data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if rawLines.last?.isEmpty == true { rawLines.removeLast() }
+        var previous = ReportManifestLine.genesis
+        var listed = Set<String>()
+        for (index, raw) in rawLines.enumerated() {
+            let number = index + 1
+            let item = "\(manifestPath) line \(number)"
+            guard let line = ReportManifestLine(parsing: raw) else {
+                return Broken(item: item, problem: "not a manifest line (edited or truncated)")
+            }
+            guard line.signingKeyID == keyID else {
+                return Broken(
+                    item: item, problem: "signed with key \(line.signingKeyID), not with the given key \(keyID)")
+            }
+            guard line.hasValidSignature(publicKey) else {
+                return Broken(item: item, problem: "bad signature (the line was changed after signing)")
+            }
+            guard line.sequence == number else {
+                return Broken(
+                    item: item,
+                    problem:
+                        "holds report \(line.sequence) where report \(number) belongs (a line was deleted or reordered)"
+                )
+            }
+            guard line.previousLineSHA256 == previous else {
+                return Broken(
+                    item: item,
+                    problem: number == 1
+                        ? "does not start the chain (earlier lines were deleted)"
+                        : "does not chain to line \(number - 1) (a line was deleted, inserted or reordered)")
+            }
+            for file in line.files {
+                let path = appDirectory + "/" + file.path
+                guard !file.path.hasPrefix("/"), !file.path.split(separator: "/").contains("..") else {
+                    return Broken(item: item, problem: "lists a path outside the app's directory: \(file.path)")
+                }
+                listed.insert(file.path)
+                guard let bytes = FileManager.default.contents(atPath: path) else {
+                    return Broken(item: path, problem: "missing (listed on manifest line \(number))")
+                }
+                guard SHA256.hexDigest(Array(bytes)) == file.sha256 else {
+                    return Broken(
+                        item: path, problem: "SHA-256 differs from manifest line \(number) (the file was changed)")
+                }
+            }
+            previous = ReportManifestLine.chainHash(raw)
+            verified += 1
+        }
+        for path in reportFiles(appDirectory) where !listed.contains(path) {
+            return Broken(
+                item: appDirectory + "/" + path,
+                problem: "not listed in the manifest (its manifest line was deleted)")
+        }
+        return nil
+    }
+
+    /// Report files under an app directory, relative paths in name order.
+    private static func reportFiles(_ appDirectory: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: appDirectory) else { return [] }
+        var paths: [String] = []
+        while let path = enumerator.nextObject() as? String {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            if name.contains("-deletion-compliance"),
+                name.hasSuffix(".html") || name.hasSuffix(".json") || name.hasSuffix(".csv")
+            {
+                paths.append(path)
+            }
+        }
+        return paths.sorted()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import LifecycleCore
+import LifecycleCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The write stage: places a rendered report under `reports/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv}`
+/// (DESIGN.md §9), then appends its signed, hash-chained line to `reports/<app>/manifest.jsonl`.
+///
+/// Files are never overwritten: a second report of the same day gets `-2`, `-3`… so every manifest line keeps
+/// pointing at the bytes it hashed. An exclusive `flock(2)` on the manifest serialises writers (the `serve`
+/// schedule and a manual `report generate`), so two reports never chain to the same predecessor.
+public struct ReportWriter: Sendable {
+    public var directory: String
+    public var signingKey: Ed25519PrivateKey
+
+    public init(directory: String, signingKey: Ed25519PrivateKey) {
+        self.directory = directory
+        self.signingKey = signingKey
+    }
+
+    /// What one ``write(_:)`` produced.
+    public struct Written: Sendable {
+        /// Absolute or directory-relative paths of the html, json and csv files.
+        public var files: [String]
+        public var manifestLine: ReportManifestLine
+        public var dataset: ReportDataset
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public func write(_ dataset: ReportDataset) throws -> Written {
+        let appDirectory = directory + "/" + dataset.app
+        try FileManager.default.createDirectory(atPath: appDirectory, withIntermediateDirectories: true)
+        let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
+        let descriptor = open(manifestPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Failure(description: "\(manifestPath): cannot open the manifest") }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else {
+            throw Failure(description: "\(manifestPath): cannot lock the manifest")
+        }
+
+        let existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
+        let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
+        let signingKeyID = try ReportKeys.signingKeyID(signingKey.publicKey)
+
+        var dataset = dataset
+        dataset.integrity = ReportIntegrity(
+            sequence: lines.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
+            manifest: ReportManifestLine.fileName)
+        let base = try freeBaseName(appDirectory: appDirectory, generatedAt: dataset.generatedAt)
+        let rendered: [(ext: String, bytes: [UInt8])] = [
+            ("html", ReportHTMLRenderer.render(dataset)), ("json", ReportJSONRenderer.render(dataset)),
+            ("csv", ReportCSVRenderer.render(dataset)),
+        ]
+        var files: [(path: String, sha256: String)] = []
+        for (ext, bytes) in rendered {
+            let relative = base + "." + ext
+            try Self.writeNew(bytes, to: appDirectory + "/" + relative)
+            files.append((relative, SHA256.hexDigest(bytes)))
+        }
+
+        var line = ReportManifestLine(
+            sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
+            generatedAt: dataset.generatedAt, files: files, previousLineSHA256: previous,
+            pseudonymKeyID: dataset.pseudonymKeyID, signingKeyID: signingKeyID)
+        try line.sign(with: signingKey)
+        var bytes = Array((line.text + "\n").utf8)
+        // A manifest whose last line lacks its newline (a crash mid-append) gets one first.
+        if let last = existing.last, last != UInt8(ascii: "\n") { bytes.insert(UInt8(ascii: "\n"), at: 0) }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(descriptor) == 0 else {
+            throw Failure(description: "\(manifestPath): cannot append the manifest line")
+        }
+        return Written(files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset)
+    }
+
+    /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.
+    private func freeBaseName(appDirectory: String, generatedAt: Instant) throws -> String {
+        let day = ReportPeriod.dayName(generatedAt)
+        let year = String(day.prefix(4))
+        try FileManager.default.createDirectory(
+            atPath: appDirectory + "/" + year, withIntermediateDirectories: true)
+        var counter = 1
+        while true {
+            let base = "\(year)/\(day)-deletion-compliance" + (counter == 1 ? "" : "-\(counter)")
+            let taken = ["html", "json", "csv"].contains {
+                FileManager.default.fileExists(atPath: appDirectory + "/" + base + "." + $0)
+            }
+            if !taken { return base }
+            counter += 1
+        }
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a report.
+    private static func writeNew(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw Failure(description: "\(path): cannot write the report file")
+        }
+        guard rename(temporary, path) == 0 else { throw Failure(description: "\(path): cannot rename into place") }
+    }
+}

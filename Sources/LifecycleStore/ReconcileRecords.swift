@@ -1,0 +1,65 @@
+import LifecycleCore
+
+/// The outcome of asking to start a reconcile run: only one runs at a time across every process sharing the
+/// store. A run whose process died stops counting once its lease has run out.
+public enum ReconcileRunClaim: Sendable, Hashable {
+    case started(id: Int64)
+    /// Another run holds the lock; when it started and until when its lease holds.
+    case busy(startedAt: Instant, leasedUntil: Instant)
+}
+
+public enum ReconcileRunStatus: String, Sendable, Hashable, CaseIterable {
+    case running, completed, failed
+    /// The process running it died; found with an expired lease by the next run.
+    case abandoned
+}
+
+/// One reconcile run as recorded: when, how long, what it read and found.
+public struct StoredReconcileRun: Sendable, Hashable {
+    public var id: Int64
+    public var app: String?
+    public var status: ReconcileRunStatus
+    public var startedAt: Instant
+    public var finishedAt: Instant?
+    /// Counts and per-code totals as JSON text, written by the reconciler.
+    public var summary: String?
+    public var error: String?
+
+    public init(
+        id: Int64, app: String?, status: ReconcileRunStatus, startedAt: Instant, finishedAt: Instant?, summary: String?,
+        error: String?
+    ) {
+        self.id = id
+        self.app = app
+        self.status = status
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.summary = summary
+        self.error = error
+    }
+}
+
+/// A finding as kept between runs: the same discrepancy seen again updates its row (never a duplicate), and
+/// one no longer seen is marked resolved by the next complete run of its app.
+public struct StoredFinding: Sendable, Hashable {
+    public var id: Int64
+    public var app: String
+    public var finding: Finding
+    public var firstSeenAt: Instant
+    public var lastSeenAt: Instant
+    public var lastRunID: Int64
+    public var resolvedAt: Instant?
+
+    public init(
+        id: Int64, app: String, finding: Finding, firstSeenAt: Instant, lastSeenAt: Instant, lastRunID: Int64,
+        resolvedAt: Instant?
+    ) {
+        self.id = id
+        self.app = app
+        self.finding = finding
+        self.firstSeenAt = firstSeenAt
+        self.lastSeenAt = lastSeenAt
+        self.lastRunID = lastRunID
+        self.resolvedAt = resolvedAt
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+@testable import LifecycleService
+
+@Suite("Daily reconcile schedule")
+struct DailyScheduleTests {
+    @Test("03:00 in Seoul is 18:00 UTC the day before, and the next one is a day later")
+    func seoul() throws {
+        let schedule = DailySchedule(hour: 3, minute: 0, timeZone: try #require(TimeZone(identifier: "Asia/Seoul")))
+        let first = schedule.next(after: try #require(ISO8601Format.parse("2026-11-29T12:00:00Z")))
+        #expect(first.iso8601 == "2026-11-29T18:00:00.000Z")
+        #expect(schedule.next(after: first).iso8601 == "2026-11-30T18:00:00.000Z")
+    }
+
+    @Test("local time is kept across a DST change (America/Los_Angeles, 2026-03-08)")
+    func daylightSaving() throws {
+        let schedule = DailySchedule(
+            hour: 3, minute: 30, timeZone: try #require(TimeZone(identifier: "America/Los_Angeles")))
+        let before = schedule.next(after: try #require(ISO8601Format.parse("2026-03-06T12:00:00Z")))
+        #expect(before.iso8601 == "2026-03-07T11:30:00.000Z")  // 03:30 PST (UTC-8)
+        let after = schedule.next(after: before)
+        #expect(after.iso8601 == "2026-03-08T10:30:00.000Z")  // 03:30 PDT (UTC-7): same local time, 23 h later
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+@testable import LifecycleService
+
+/// The render stage: fixed dataset and clock in, byte-identical files out; the HTML shows the JSON's figures.
+@Suite("Deletion-compliance report rendering")
+struct ReportRenderingTests {
+    static func row(_ subject: Int, _ type: String) throws -> ReportSubjectRow {
+        let pseudonym = ReportFixture.pseudonymizer.pseudonym(
+            app: ReportFixture.app, subject: ReportFixture.subjects[subject])
+        return try #require(ReportFixture.dataset.subjects.first { $0.pseudonym == pseudonym && $0.eventType == type })
+    }
+
+    @Test("the JSON report matches its golden file")
+    func jsonGolden() throws {
+        try GoldenFile.check("deletion-report.json", ReportJSONRenderer.render(ReportFixture.dataset))
+        if GoldenFile.updating {
+            // The HTML is not a golden file (its figures are asserted by value) but is kept beside it for review.
+            try GoldenFile.check("deletion-report.html", ReportHTMLRenderer.render(ReportFixture.dataset))
+        }
+    }
+
+    @Test("the CSV report matches its golden file")
+    func csvGolden() throws {
+        try GoldenFile.check("deletion-report.csv", ReportCSVRenderer.render(ReportFixture.dataset))
+    }
+
+    @Test("rendering the same dataset twice gives the same bytes")
+    func deterministic() {
+        #expect(ReportJSONRenderer.render(ReportFixture.dataset) == ReportJSONRenderer.render(ReportFixture.dataset))
+        #expect(ReportHTMLRenderer.render(ReportFixture.dataset) == ReportHTMLRenderer.render(ReportFixture.dataset))
+    }
+
+    @Test(
+        "each request's outcome follows its jobs' evidence and deadlines",
+        arguments: [
+            (0, "account-deleted", ReportOutcome.completedWithExceptions, true as Bool?),
+            (1, "in-app-deletion", .completed, true),
+            (2, "consent-revoked", .completed, false),
+            (3, "account-deleted", .overdue, false),
+            (4, "in-app-deletion", .failed, nil),
+            (5, "credentials-invalid", .cancelled, nil),
+        ])
+    func outcomes(subject: Int, type: String, outcome: ReportOutcome, onTime: Bool?) throws {
+        let row = try Self.row(subject, type)
+        #expect(row.outcome == outcome)
+        #expect(row.onTime == onTime)
+    }
+
+    @Test("a duplicate, a sign-in, e-mail changes and events outside the period are not deletion requests")
+    func onlyRequestsInPeriod() {
+        let dataset = ReportFixture.dataset
+        #expect(dataset.subjects.count == 6)
+        #expect(dataset.summary.total.received == 6)
+        let perDay = Dictionary(uniqueKeysWithValues: dataset.eventsPerDay.map { ($0.day, $0.total) })
+        #expect(perDay["2026-11-01"] == 1)  // the duplicate is not counted
+        #expect(perDay["2026-11-03"] == 2)  // consent-revoked and email-disabled
+        #expect(perDay["2026-11-06"] == 0)  // the sign-in is not charted
+        #expect(dataset.eventsPerDay.count == 7)
+    }
+
+    @Test("summary statistics use nearest-rank median and p95 and count only decided requests for on-time rate")
+    func summaryStatistics() {
+        let total = ReportFixture.dataset.summary.total
+        // Completed: 1.5, 3 and 6 days. Nearest rank: median = 3, p95 = 6.
+        #expect(total.medianDaysToComplete == 3)
+        #expect(total.p95DaysToComplete == 6)
+        // Decided: three completed (two on time) and one overdue; the failed one is still within its deadline.
+        #expect(total.onTimeRate == 0.5)
+        #expect(total.completed == 3 && total.completedWithExceptions == 1 && total.overdue == 1)
+        #expect(ReportFixture.dataset.summary.failedJobs == 1)
+        #expect(ReportFixture.dataset.summary.retainedItems == 1)
+        #expect(ReportFixture.dataset.summary.findingsBySeverity == ["critical": 1, "warning": 1, "info": 1])
+    }
+
+    /// The text of the element carrying `data-figure="name"` (after `prefix`, when given).
+    static func figure(_ html: String, _ name: String, after prefix: String = "") -> String? {
+        let marker = prefix + "data-figure=\"\(name)\""
+        guard let start = html.range(of: marker) else { return nil }
+        guard let open = html[start.upperBound...].firstIndex(of: ">") else { return nil }
+        let rest = html[html.index(after: open)...]
+        guard let close = rest.firstIndex(of: "<") else { return nil }
+        return String(rest[..<close])
+    }
+
+    @Test("the HTML shows the summary figures the JSON holds, per type and in total")
+    func htmlMatchesJSON() throws {
+        let dataset = ReportFixture.dataset
+        let html = String(decoding: ReportHTMLRenderer.render(dataset), as: UTF8.self)
+        let json = try JSONValue.parse(ReportJSONRenderer.render(dataset))
+        let summary = try #require(json["summary"])
+        func expected(_ value: JSONValue?, _ name: String) -> String {
+            switch (name, value) {
+            case ("onTimeRate", .number(let rate)): ReportNumbers.percent(rate)
+            case ("onTimeRate", .integer(let rate)): ReportNumbers.percent(Double(rate))
+            case (_, .number(let days)): ReportNumbers.days(days)
+            case (_, .integer(let count)) where name.hasSuffix("DaysToComplete"): ReportNumbers.days(Double(count))
+            case (_, .integer(let count)): String(count)
+            default: "n/a"
+            }
+        }
+        let names = [
+            "received", "completed", "pending", "overdue", "failed", "onTimeRate", "medianDaysToComplete",
+            "p95DaysToComplete",
+        ]
+        for name in names {
+            #expect(Self.figure(html, name) == expected(summary["total"]?[name], name), "tile \(name)")
+        }
+        for type in try #require(summary["byType"]?.arrayValue) {
+            let typeName = try #require(type["type"]?.stringValue)
+            let rowStart = try #require(html.range(of: "data-type=\"\(typeName)\""))
+            let row = String(html[rowStart.lowerBound...].prefix { $0 != "\n" })
+            for name in names + ["completedWithExceptions", "cancelled"] {
+                #expect(Self.figure(row, name) == expected(type[name], name), "\(typeName) \(name)")
+            }
+        }
+        #expect(Self.figure(html, "failedJobs") == summary["failedJobs"]?.integerValue.map { String($0) })
+        #expect(Self.figure(html, "retainedItems") == summary["retainedItems"]?.integerValue.map { String($0) })
+        #expect(Self.figure(html, "openFindings") == summary["openFindings"]?["total"]?.integerValue.map { String($0) })
+        #expect(summary["total"]?["onTimeRate"] == .number(0.5))
+        #expect(html.contains("50.0%"))
+    }
+
+    @Test("the HTML is self-contained: no script, no external resource, charts inline")
+    func htmlSelfContained() {
+        let html = String(decoding: ReportHTMLRenderer.render(ReportFixture.dataset), as: UTF8.self).lowercased()
+        for forbidden in ["<script", "src=", "href=", "url(", "@import", "<link", "<iframe", "<img", "on" + "load="] {
+            #expect(!html.contains(forbidden), "contains \(forbidden)")
+        }
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2)
+        #expect(html.contains("<style>"))
+    }
+
+    @Test("everything shown is HTML-escaped")
+    func htmlEscapes() {
+        let html = String(decoding: ReportHTMLRenderer.render(ReportFixture.dataset), as: UTF8.self)
+        #expect(html.contains("&lt;check the load balancer &amp; TLS&gt;"))
+        #expect(!html.contains("<check the load balancer"))
+        #expect(HTMLText.escape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+    }
+
+    @Test(
+        "CSV fields are quoted as RFC 4180 requires",
+        arguments: [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("two\nlines", "\"two\nlines\""),
+            ("cr\rhere", "\"cr\rhere\""), ("", ""),
+        ])
+    func csvQuoting(value: String, field: String) {
+        #expect(ReportCSVRenderer.field(value) == field)
+    }
+
+    @Test("CSV lines end in CRLF and every row has every column")
+    func csvShape() throws {
+        let text = String(decoding: ReportCSVRenderer.render(ReportFixture.dataset), as: UTF8.self)
+        #expect(text.hasSuffix("\r\n"))
+        let lines = text.components(separatedBy: "\r\n").dropLast()
+        #expect(lines.count == ReportFixture.dataset.subjects.count + 1)
+        #expect(lines.first == ReportCSVRenderer.columns.joined(separator: ","))
+        // The retention basis holds a comma, so its field is quoted.
+        #expect(text.contains("\"payment-records kept under Electronic Commerce Act, Art. 6 until"))
+    }
+}
