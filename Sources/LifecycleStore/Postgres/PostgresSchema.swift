@@ -16,6 +16,7 @@ enum PostgresSchema {
         Migration(version: 5, name: "account-history", sql: accountHistory),
         Migration(version: 6, name: "outbox", sql: outbox),
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
+        Migration(version: 8, name: "reconciler", sql: reconciler),
     ]
 
     /// See ``SQLiteSchema/inbox``.
@@ -187,5 +188,39 @@ enum PostgresSchema {
         );
         CREATE INDEX erasure_steps_due ON erasure_steps (next_attempt_at_ms) WHERE status = 'pending';
         CREATE INDEX erasure_steps_running ON erasure_steps (leased_until_ms) WHERE status = 'running';
+        """
+
+    /// See ``SQLiteSchema/reconciler``. The partial unique index on `running` is the cross-instance lock of
+    /// a reconcile run (``PostgresAccess/beginReconcileRun(app:owner:at:leaseUntil:)``).
+    static let reconciler = """
+        CREATE TABLE reconcile_runs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C",
+            status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed', 'abandoned')),
+            owner TEXT NOT NULL,
+            started_at_ms BIGINT NOT NULL,
+            leased_until_ms BIGINT NOT NULL,
+            finished_at_ms BIGINT,
+            summary TEXT,
+            error TEXT
+        );
+        CREATE UNIQUE INDEX reconcile_runs_one_running ON reconcile_runs (status) WHERE status = 'running';
+        CREATE TABLE findings (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app TEXT COLLATE "C" NOT NULL,
+            code TEXT NOT NULL,
+            severity TEXT NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+            subject TEXT COLLATE "C",
+            subject_key TEXT COLLATE "C" NOT NULL,
+            detail TEXT NOT NULL,
+            window_from_ms BIGINT,
+            window_to_ms BIGINT,
+            first_seen_at_ms BIGINT NOT NULL,
+            last_seen_at_ms BIGINT NOT NULL,
+            last_run_id BIGINT NOT NULL REFERENCES reconcile_runs (id),
+            resolved_at_ms BIGINT,
+            UNIQUE (app, code, subject_key)
+        );
+        CREATE INDEX findings_open ON findings (app, resolved_at_ms, id);
         """
 }
