@@ -107,7 +107,8 @@ struct DemoScenario: Sendable {
             client: HTTPClient(host: "127.0.0.1", port: service.publicPort ?? 0, timeout: .seconds(10)),
             path: configuration.publicListener.notificationPath)
         let start = context.clock.now()
-        func minutesAgo(_ minutes: Int64) -> Instant { start.adding(seconds: -minutes * 60) }
+        // Event times spread over the past week, as a real backlog would be, so the report's charts have days.
+        func hoursAgo(_ hours: Int64) -> Instant { start.adding(seconds: -hours * 3600) }
         let (alice, bob, carol) = (DemoSampleApp.alice, DemoSampleApp.bob, DemoSampleApp.carol)
 
         func send(
@@ -123,7 +124,7 @@ struct DemoScenario: Sendable {
             let when = eventTime.iso8601
             say(
                 "notify",
-                "POST \(label.padding(toLength: 30, withPad: " ", startingAt: 0)) event_time \(when)\(note) -> \(answer.summary)",
+                "POST \(label.padding(toLength: 27, withPad: " ", startingAt: 0)) event_time \(when)\(note) -> \(answer.summary)",
                 [
                     "type": .string(type), "user": .string(user.name), "eventTime": .string(when),
                     "httpStatus": .integer(Int64(answer.status)), "answer": answer.document ?? .null,
@@ -131,15 +132,15 @@ struct DemoScenario: Sendable {
             return bytes
         }
 
-        _ = try await send("email-disabled", carol, at: minutesAgo(50))
-        _ = try await send("email-enabled", alice, at: minutesAgo(40), email: alice.email)
-        _ = try await send("consent-revoked", alice, at: minutesAgo(30))
-        let deletion = try await send("account-delete", bob, at: minutesAgo(20))
+        _ = try await send("email-disabled", carol, at: hoursAgo(6 * 24))
+        _ = try await send("email-enabled", alice, at: hoursAgo(5 * 24), email: alice.email)
+        _ = try await send("consent-revoked", alice, at: hoursAgo(4 * 24))
+        let deletion = try await send("account-delete", bob, at: hoursAgo(2 * 24))
         _ = try await send(
-            "account-delete", bob, at: minutesAgo(20), note: " (the same token again)", body: deletion)
+            "account-delete", bob, at: hoursAgo(2 * 24), note: " (the same token again)", body: deletion)
         _ = try await send(
-            "email-disabled", alice, at: minutesAgo(45), note: " (older than alice's e-mail event: out of order)")
-        _ = try await send("account-suspended", carol, at: minutesAgo(10), note: " (a type Apple may add one day)")
+            "email-disabled", alice, at: hoursAgo(5 * 24 + 2), note: " (older than her email-enabled: out of order)")
+        _ = try await send("account-suspended", carol, at: hoursAgo(24), note: " (a type Apple may add one day)")
 
         let relinked = try await AccountOperations(context: context).link(app: Self.appID, subject: alice.subject)
         let cancelled = try await context.store.read { try $0.erasureJobs(app: Self.appID, subject: alice.subject) }
@@ -202,7 +203,7 @@ struct DemoScenario: Sendable {
         let total = written.dataset.summary.total
         say(
             "report",
-            "wrote the deletion-compliance report (\(total.received) request(s), \(total.completed) completed, "
+            "wrote the deletion-compliance report (\(total.received) deletion request(s), \(total.completed) completed, "
                 + "\(total.pending) pending, \(total.overdue) overdue), manifest line \(written.manifestLine.sequence)",
             ["files": .array(written.files.map { .string($0) })])
 
