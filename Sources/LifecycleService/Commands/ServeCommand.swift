@@ -7,20 +7,28 @@ struct ServeCommand: LifecycleCommand {
     static let help = """
         usage: lifecycle serve [--config FILE]
 
-        Serves the public listener from the configuration:
+        Public listener (public.host:public.port; HTTPS when public.tls is set):
           POST <public.notificationPath>   Apple's server-to-server notifications (default /apple/notifications)
           GET  /healthz                    the process is alive
-          GET  /readyz                     the store answers and a key set is loaded (503 otherwise)
+          GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
+                                           TLS, days until the certificate expires
           GET  /metrics                    Prometheus text format
-        Every 200 is sent only after the notification is committed to disk (SQLite synchronous=FULL; writes
-        from concurrent requests share one commit). Writes a heartbeat every minute so the reconciler can
-        tell when nothing could have been received.
+        Every 200 is sent only after the notification, its account transition and its outbox messages are
+        committed to disk (SQLite synchronous=FULL; concurrent requests share one commit).
+
+        Admin listener (admin.host:admin.port, default 127.0.0.1:8081, bearer token from admin.tokenFile or
+        LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
+
+        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe),
+        a heartbeat every minute (for notification-gap findings), and, when reconcile.dailyAt is set, the
+        nightly reconcile followed by the day's compliance reports.
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
-          SIGHUP            re-read the configuration (apps and audiences) and re-fetch the key set
+          SIGHUP            re-read apps and audiences, re-fetch the key set, reload the TLS certificate
 
         Logs are JSON lines on standard error; subjects appear only as keyed pseudonyms.
+        exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem)
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
