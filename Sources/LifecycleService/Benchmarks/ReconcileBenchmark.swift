@@ -163,7 +163,8 @@ struct ReconcileBenchmark {
         func flushInsert() {
             guard !values.isEmpty else { return }
             statements.append(
-                "INSERT INTO users (apple_sub, status, sessions, created_at_ms) VALUES " + values.joined(separator: ","))
+                "INSERT INTO users (apple_sub, status, sessions, created_at_ms) VALUES " + values.joined(separator: ",")
+            )
             values.removeAll(keepingCapacity: true)
         }
         func flushTransaction() throws {

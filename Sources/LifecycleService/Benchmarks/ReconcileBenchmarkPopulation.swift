@@ -198,7 +198,8 @@ struct ReconcileBenchmarkPopulation: Sendable {
                 expected.append(.retainedAfterDeletion)
             } else {
                 // Erased: a tombstone row kept so the account stays deleted, or no row at all.
-                appRow = Self.draw(seed, index, 7) % 2 == 0 ? AppRow(subject: subject, status: "deleted", sessions: 0) : nil
+                appRow =
+                    Self.draw(seed, index, 7) % 2 == 0 ? AppRow(subject: subject, status: "deleted", sessions: 0) : nil
                 if plant < mix.retainedPerMillion + mix.overduePerMillion {
                     fate = .running
                     expected.append(.erasureOverdue)

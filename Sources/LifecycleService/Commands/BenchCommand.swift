@@ -55,7 +55,9 @@ struct BenchCommand: LifecycleCommand {
         case reconcile(ReconcileBenchmark.Options)
     }
 
-    static func parseOptions(_ arguments: inout CommandArguments) throws(UsageError) -> (benchmark: Benchmark, json: Bool) {
+    static func parseOptions(_ arguments: inout CommandArguments) throws(UsageError) -> (
+        benchmark: Benchmark, json: Bool
+    ) {
         let json = arguments.flag("--json")
         let directory = try arguments.option("--keep")
         _ = try arguments.option("--config")
