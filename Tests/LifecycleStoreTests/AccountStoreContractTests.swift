@@ -88,6 +88,48 @@ struct AccountStoreContractTests {
         }
     }
 
+    @Test(
+        "the reconciler's view pages by sub in byte order from any point, with each account's erasure state",
+        arguments: StoreFactory.all)
+    func observedAccountPaging(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            let subjects = (0..<23).map { "00\($0 % 10).\($0 % 3 == 0 ? "A" : "a")\($0).0957" }
+            let deleted = subjects[4]
+            let plan = ErasureJobPlan(
+                policyReference: "gdpr@1#0", trigger: .accountDeleted, eventTime: Fixtures.instant(-86_400),
+                origin: .rule(index: 0), categories: [.profile], targets: ["app-db"],
+                notBefore: Fixtures.instant(-86_400), deadline: Fixtures.instant(-3600), cancelIfRelinked: false,
+                basis: nil)
+            try await store.write { writer in
+                for subject in subjects.shuffled() {
+                    try writer.saveAccount(
+                        app: "shop", subject: subject,
+                        record: subject == deleted ? Fixtures.fullAccount : Fixtures.sparseAccount)
+                }
+                try writer.insertErasureJob(app: "shop", subject: deleted, plan: plan, createdAt: plan.eventTime)
+                try writer.saveAccount(app: "games", subject: "000.0", record: Fixtures.sparseAccount)
+                try writer.saveAccount(app: "games", subject: "zzz", record: Fixtures.sparseAccount)
+            }
+            var walked: [ObservedAccount] = []
+            var after: String?
+            while true {
+                let page = try await store.read { [after] in
+                    try $0.observedAccounts(app: "shop", afterSubject: after, limit: 5)
+                }
+                if page.isEmpty { break }
+                walked += page
+                after = page.last?.subject
+            }
+            #expect(walked.map(\.subject) == subjects.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            let withJob = try #require(walked.first { $0.subject == deleted })
+            #expect(withJob.erasureStatus == .pending)
+            #expect(withJob.erasureDeadline == plan.deadline)
+            #expect(walked.filter { $0.erasureStatus != ObservedErasureStatus.none }.count == 1)
+            let tail = try await store.read { try $0.observedAccounts(app: "games", afterSubject: "000.0", limit: 5) }
+            #expect(tail.map(\.subject) == ["zzz"])
+        }
+    }
+
     /// Inputs run through the real machine, so the history holds every disposition and effects that carry a
     /// value (a trigger, a flag).
     private static func historySequence() -> [AccountHistoryEntry] {

@@ -111,6 +111,23 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// A page after the first must be a range search on the primary key, or a nightly walk over a million
+    /// accounts rescans every earlier account on every page (https://www.sqlite.org/eqp.html).
+    @Test("each page of the reconciler's walk starts where the last ended, by a range search on the key")
+    func observedAccountsPlan() async throws {
+        try await withStore(.sqlite) { store, _ in
+            let plan = try await store.read { reader in
+                var details: [String] = []
+                try (reader as! SQLiteAccess).connection.forEachRow(
+                    "EXPLAIN QUERY PLAN " + SQLiteAccess.observedAccountsAfter, ["shop", "sub-a", 10]
+                ) { row in details.append(row.text(3)) }
+                return details
+            }
+            #expect(plan.contains { $0.contains("SEARCH a USING PRIMARY KEY (app=? AND sub>?)") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }, "\(plan)")
+        }
+    }
+
     @Test("a read body cannot write, even by casting its reader")
     func readsCannotWrite() async throws {
         try await withStore(.sqlite) { store, _ in

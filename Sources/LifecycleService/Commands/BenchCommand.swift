@@ -3,10 +3,11 @@ import Foundation
 /// `lifecycle bench`: the project's own benchmarks, self-contained and reproducible.
 struct BenchCommand: LifecycleCommand {
     static let name = "bench"
-    static let summary = "run the project's benchmarks (ingest)"
+    static let summary = "run the project's benchmarks (ingest, reconcile)"
     static let help = """
         usage: lifecycle bench ingest [--connections K] [--duration SECONDS] [--bodies N] [--keep DIR]
                                       [--store URL] [--json]
+               lifecycle bench reconcile [--accounts N] [--seed S] [--keep DIR] [--json]
 
         ingest: generates a stand-in Apple key, signs N unique notifications, starts the real service on
         127.0.0.1 with a fresh SQLite file, drives it closed-loop over K keep-alive connections for the
@@ -23,36 +24,81 @@ struct BenchCommand: LifecycleCommand {
           --store URL         the store to ingest into instead of a fresh SQLite file, e.g. a scratch
                               PostgreSQL database: postgres://USER@HOST/DATABASE (rows are added to it)
           --json              print the report as JSON
+
+        reconcile: generates (seeded, reproducible) a service store of N accounts in a realistic mix of states
+        (85% linked, 5% e-mail off, 5% consent revoked, 5% deleted with erasure jobs) and an app SQLite
+        database of about N users rows with a few thousand planted discrepancies, runs the real reconciler
+        with the SQLite record source, and reports setup and run time, records/s and peak resident memory.
+        Exits 1 unless the findings are exactly the planted discrepancies.
+          swift build -c release && .build/release/lifecycle bench reconcile --accounts 1000000
+
+        options:
+          --accounts N        accounts to generate (default 100000)
+          --seed S            generator seed (default 1); the same seed gives the same data
+          --keep DIR          work in DIR and keep the store and app database there
+          --json              print the report as JSON
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
-        let positionals = try parseOptions(&arguments)
-        guard positionals.benchmark == "ingest" else {
-            throw UsageError("unknown benchmark '\(positionals.benchmark)'; available: ingest")
+        let parsed = try parseOptions(&arguments)
+        switch parsed.benchmark {
+        case .ingest(let options):
+            let report = try await IngestBenchmark.run(options) { line in io.printError(line) }
+            io.print(parsed.json ? report.json.serialized(pretty: true) : report.text)
+            return report.missingFromStore == 0 ? ExitStatus.success : ExitStatus.negative
+        case .reconcile(let options):
+            let report = try await ReconcileBenchmark.run(options) { line in io.printError(line) }
+            io.print(parsed.json ? report.json.serialized(pretty: true) : report.text)
+            return report.matches ? ExitStatus.success : ExitStatus.negative
         }
-        let report = try await IngestBenchmark.run(positionals.options) { line in io.printError(line) }
-        io.print(positionals.json ? report.json.serialized(pretty: true) : report.text)
-        return report.missingFromStore == 0 ? ExitStatus.success : ExitStatus.negative
     }
 
-    static func parseOptions(
-        _ arguments: inout CommandArguments
-    ) throws(UsageError) -> (benchmark: String, options: IngestBenchmark.Options, json: Bool) {
-        var options = IngestBenchmark.Options()
-        if let connections = try arguments.integerOption("--connections", range: 1...1024) {
-            options.connections = connections
-        }
-        if let seconds = try arguments.integerOption("--duration", range: 1...3600) {
-            options.duration = .seconds(seconds)
-        }
-        if let bodies = try arguments.integerOption("--bodies", range: 1...10_000_000) { options.bodyCount = bodies }
-        options.directory = try arguments.option("--keep")
-        options.storeURL = try arguments.option("--store")
+    enum Benchmark {
+        case ingest(IngestBenchmark.Options)
+        case reconcile(ReconcileBenchmark.Options)
+    }
+
+    static func parseOptions(_ arguments: inout CommandArguments) throws(UsageError) -> (
+        benchmark: Benchmark, json: Bool
+    ) {
         let json = arguments.flag("--json")
+        let directory = try arguments.option("--keep")
+        let storeURL = try arguments.option("--store")
         _ = try arguments.option("--config")
-        guard let benchmark = try arguments.positionals(max: 1).first else {
-            throw UsageError("name a benchmark: ingest")
+        let connections = try arguments.integerOption("--connections", range: 1...1024)
+        let duration = try arguments.integerOption("--duration", range: 1...3600)
+        let bodies = try arguments.integerOption("--bodies", range: 1...10_000_000)
+        let accounts = try arguments.integerOption("--accounts", range: 1...50_000_000)
+        let seed = try arguments.integerOption("--seed", range: 0...Int.max)
+        let name = try arguments.positionals(max: 1).first
+        func refuse(_ option: String, _ value: Int?, for benchmark: String) throws(UsageError) {
+            if value != nil { throw UsageError("\(option) is not an option of 'lifecycle bench \(benchmark)'") }
         }
-        return (benchmark, options, json)
+        switch name {
+        case "ingest":
+            try refuse("--accounts", accounts, for: "ingest")
+            try refuse("--seed", seed, for: "ingest")
+            var options = IngestBenchmark.Options()
+            if let connections { options.connections = connections }
+            if let duration { options.duration = .seconds(duration) }
+            if let bodies { options.bodyCount = bodies }
+            options.directory = directory
+            options.storeURL = storeURL
+            return (.ingest(options), json)
+        case "reconcile":
+            try refuse("--connections", connections, for: "reconcile")
+            try refuse("--duration", duration, for: "reconcile")
+            try refuse("--bodies", bodies, for: "reconcile")
+            if storeURL != nil { throw UsageError("--store is not an option of 'lifecycle bench reconcile'") }
+            var options = ReconcileBenchmark.Options()
+            if let accounts { options.accounts = accounts }
+            if let seed { options.seed = UInt64(seed) }
+            options.directory = directory
+            return (.reconcile(options), json)
+        case let other?:
+            throw UsageError("unknown benchmark '\(other)'; available: ingest, reconcile")
+        case nil:
+            throw UsageError("name a benchmark: ingest, reconcile")
+        }
     }
 }

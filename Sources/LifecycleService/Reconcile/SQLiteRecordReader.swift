@@ -9,6 +9,9 @@ struct SQLiteRecordReader: AppRecordReader {
     private let rows: ExternalSQLiteDatabase.Rows
     private let path: String
     private var rowNumber = 0
+    /// Where `status` and `sessions` are in each row (`sub` is always column 0), found once at open.
+    private let statusColumn: Int?
+    private let sessionsColumn: Int?
 
     init(path: String, query: String, busyTimeoutMilliseconds: Int32 = 5000) throws(RecordSourceError) {
         self.path = path
@@ -25,6 +28,8 @@ struct SQLiteRecordReader: AppRecordReader {
                         + " alias it, e.g. SELECT apple_sub AS sub …")
             }
             let wanted = ["sub", "status", "sessions"].filter(columns.contains)
+            statusColumn = wanted.firstIndex(of: "status")
+            sessionsColumn = wanted.firstIndex(of: "sessions")
             rows = try database.rows(
                 "SELECT \(wanted.joined(separator: ", ")) FROM (\(trimmed)) WHERE sub IS NOT NULL ORDER BY sub")
         } catch let error as RecordSourceError {
@@ -43,10 +48,9 @@ struct SQLiteRecordReader: AppRecordReader {
         }
         guard let values else { return nil }
         rowNumber += 1
-        var fields: [String: String?] = [:]
-        for (index, name) in rows.columns.enumerated() { fields[name.lowercased()] = values[index] }
+        // Columns by position, decided at open: no per-row dictionary of names (a million rows a night).
         var sessions: JSONValue?
-        if let text = fields["sessions"] ?? nil {
+        if let text = sessionsColumn.flatMap({ values[$0] }) {
             guard let count = Int64(text), count >= 0 else {
                 throw RecordSourceError(
                     source: path, line: rowNumber, problem: "\"sessions\" must be a whole number ≥ 0")
@@ -54,7 +58,7 @@ struct SQLiteRecordReader: AppRecordReader {
             sessions = .integer(count)
         }
         return try AppRecordFields.record(
-            sub: (fields["sub"] ?? nil).map(JSONValue.string), status: (fields["status"] ?? nil).map(JSONValue.string),
+            sub: values[0].map(JSONValue.string), status: statusColumn.flatMap { values[$0] }.map(JSONValue.string),
             sessions: sessions, source: path, line: rowNumber)
     }
 }

@@ -154,26 +154,41 @@ extension SQLiteAccess {
 
     // MARK: Observed accounts
 
+    /// The columns and erasure-job facts of ``observedAccounts(app:afterSubject:limit:)``; the caller adds the
+    /// `WHERE` on the primary key and the `ORDER BY a.sub LIMIT ?`.
+    private static let observedAccountColumns = """
+        SELECT a.sub, a.state, a.deleted_at_ms, a.access_event_time_ms, a.access_input,
+            (SELECT min(j.deadline_ms) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
+                AND j.origin LIKE 'rules%' AND j.status IN ('scheduled', 'running')),
+            (SELECT max(j.deadline_ms) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
+                AND j.origin LIKE 'rules%' AND j.status != 'cancelled'),
+            (SELECT group_concat(DISTINCT j.status) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
+                AND j.origin LIKE 'rules%' AND j.status != 'cancelled')
+        FROM accounts a
+        """
+    static let observedAccountsFirstPage =
+        observedAccountColumns + " WHERE a.app = ? ORDER BY a.sub LIMIT ?"
+    static let observedAccountsAfter =
+        observedAccountColumns + " WHERE a.app = ? AND a.sub > ? ORDER BY a.sub LIMIT ?"
+
     /// One page of the service's view, ordered by `sub` in byte order (SQLite's BINARY collation). Erasure
     /// facts come from the jobs of the policy's erasure rules (`origin` `rules[…]`); retention purge jobs are
     /// years away by design and say nothing about whether erasure is late.
+    ///
+    /// Two statements, not one with `(? IS NULL OR a.sub > ?)`: with a bound parameter SQLite cannot drop the
+    /// `OR` at prepare time, so it would use the primary key for `app = ?` only and walk every earlier account
+    /// on every page, which makes a full walk quadratic (https://www.sqlite.org/optoverview.html#or_optimizations).
+    /// `a.sub > ?` alone is a range search on the primary key (app, sub): each page costs the same.
     func observedAccounts(app: String, afterSubject: String?, limit: Int) throws(StoreError) -> [ObservedAccount] {
         try sqlite { () throws -> [ObservedAccount] in
             var rows: [ObservedAccount] = []
-            try connection.forEachRow(
-                """
-                SELECT a.sub, a.state, a.deleted_at_ms, a.access_event_time_ms, a.access_input,
-                    (SELECT min(j.deadline_ms) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
-                        AND j.origin LIKE 'rules%' AND j.status IN ('scheduled', 'running')),
-                    (SELECT max(j.deadline_ms) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
-                        AND j.origin LIKE 'rules%' AND j.status != 'cancelled'),
-                    (SELECT group_concat(DISTINCT j.status) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
-                        AND j.origin LIKE 'rules%' AND j.status != 'cancelled')
-                FROM accounts a
-                WHERE a.app = ? AND (? IS NULL OR a.sub > ?)
-                ORDER BY a.sub LIMIT ?
-                """, [app, afterSubject, afterSubject, max(0, limit)]
-            ) { (row) throws(SQLiteError) in
+            let (sql, arguments): (String, [any SQLiteBindable]) =
+                if let afterSubject {
+                    (Self.observedAccountsAfter, [app, afterSubject, max(0, limit)])
+                } else {
+                    (Self.observedAccountsFirstPage, [app, max(0, limit)])
+                }
+            try connection.forEachRow(sql, arguments) { (row) throws(SQLiteError) in
                 guard let state = AccountState(canonicalName: row.text(1)) else {
                     throw SQLiteError.unreadable("accounts", "state")
                 }
