@@ -69,18 +69,34 @@ struct MultiInstanceTests {
         while client.acknowledgedCount < Self.notificationCount * 4 / 10 {
             try await Task.sleep(for: .milliseconds(10))
         }
+        // Killed while it holds the lease of an erasure step it is running, so there is work to take over.
+        let victimOwner = "%:\(victim.process.processIdentifier):%"
+        let holding = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < holding {
+            let held = try await database.withConnection { connection throws(PostgresError) in
+                try connection.queryInt64(
+                    "SELECT count(*) FROM erasure_steps WHERE status = 'running' AND lease_owner LIKE $1", [victimOwner]
+                )
+            }
+            if (held ?? 0) > 0 { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
         victim.kill(signal: SIGKILL)
         _ = await victim.waitForExit()
-        let killedAt = SystemWallClock().now().millisecondsSinceEpoch
-        let victimOwner = "%:\(victim.process.processIdentifier):%"
-        let leasesLeft = try await database.withConnection { connection throws(PostgresError) in
-            (try connection.queryInt64(
-                "SELECT count(*) FROM outbox WHERE status = 'pending' AND lease_owner LIKE $1 AND leased_until_ms > $2",
-                [victimOwner, killedAt]) ?? 0)
-                + (try connection.queryInt64(
-                    "SELECT count(*) FROM erasure_steps WHERE status = 'running' AND lease_owner LIKE $1",
-                    [victimOwner]) ?? 0)
+        let killed = ContinuousClock.now
+        // What the killed instance had claimed and not finished: the survivor must finish it.
+        let orphans = try await database.withConnection { connection throws(PostgresError) in
+            (
+                steps: try connection.query(
+                    "SELECT job_id, ordinal FROM erasure_steps WHERE status = 'running' AND lease_owner LIKE $1",
+                    [victimOwner]
+                ).map { [$0.int64(0), $0.int64(1)] },
+                messages: try connection.query(
+                    "SELECT id FROM outbox WHERE status = 'pending' AND lease_owner LIKE $1", [victimOwner]
+                ).map { $0.int64(0) }
+            )
         }
+        #expect(!orphans.steps.isEmpty, "the instance was killed holding an erasure step's lease")
         let result = await outcome
         let sent = ContinuousClock.now - sending
 
@@ -93,6 +109,7 @@ struct MultiInstanceTests {
         let deletions = (0..<Self.notificationCount).filter(Self.isDeletion).count
         let giveUp = ContinuousClock.now + .seconds(90)
         var unfinished: (outbox: Int64, steps: Int64) = (-1, -1)
+        var outboxDrained: Duration?
         while ContinuousClock.now < giveUp {
             let now = SystemWallClock().now().millisecondsSinceEpoch
             unfinished = try await database.withConnection { connection throws(PostgresError) in
@@ -105,12 +122,31 @@ struct MultiInstanceTests {
                         """, [now]) ?? -1
                 )
             }
+            if unfinished.outbox == 0, outboxDrained == nil { outboxDrained = ContinuousClock.now - sending }
             if unfinished == (0, 0) { break }
             try await Task.sleep(for: .milliseconds(200))
         }
         let finished = ContinuousClock.now - sending
         #expect(unfinished.outbox == 0, "every outbox message delivered")
         #expect(unfinished.steps == 0, "every due erasure step done")
+        let takenOver = try await database.withConnection { connection throws(PostgresError) in
+            var done = (steps: 0, messages: 0)
+            for key in orphans.steps {
+                done.steps += Int(
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM erasure_steps WHERE job_id = $1 AND ordinal = $2 AND status = 'done'",
+                        [key[0], key[1]]) ?? 0)
+            }
+            for id in orphans.messages {
+                done.messages += Int(
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM outbox WHERE id = $1 AND status = 'delivered'", [id])
+                        ?? 0)
+            }
+            return done
+        }
+        #expect(takenOver.steps == orphans.steps.count, "the survivor finished the killed instance's steps")
+        #expect(takenOver.messages == orphans.messages.count, "the survivor delivered the killed instance's messages")
 
         // One stored event per notification, every acknowledged one among them; one transition each.
         let stored = try await database.withConnection { connection throws(PostgresError) in
@@ -160,8 +196,10 @@ struct MultiInstanceTests {
         print(
             """
             two instances on PostgreSQL: \(Self.notificationCount) notifications (+\(result.duplicateAcknowledgements) \
-            duplicates acknowledged) signed in \(signing), acknowledged in \(sent), all work done after \(finished); \
-            \(result.failovers) failovers, \(leasesLeft) leases held by the killed instance, \(redeliveries) \
+            duplicates acknowledged) signed in \(signing), acknowledged in \(sent), instance killed after \(killed - sending), \
+            webhooks all delivered after \(outboxDrained ?? .zero), all work done after \(finished); \
+            \(result.failovers) failovers, \(orphans.steps.count) steps and \(orphans.messages.count) messages \
+            taken over from the killed instance, \(redeliveries) \
             webhook redeliveries, \(executions - executedSubjects) repeated erasure steps
             """)
 

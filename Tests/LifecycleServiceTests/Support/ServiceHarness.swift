@@ -33,9 +33,11 @@ final class ServiceHarness: Sendable {
 
     /// With `adminToken`, the admin listener runs on an ephemeral loopback port with that token in a file.
     /// With `.tls`, a test CA and a localhost certificate are issued and the public listener serves HTTPS.
+    /// `storageURL` replaces the SQLite file in the directory (a `postgres://` URL of a
+    /// ``PostgresTestDatabase``).
     init(
         extraConfiguration: JSONObject = [:], webhookURL: String? = nil, adminToken: String? = nil,
-        transport: Transport = .plain
+        transport: Transport = .plain, storageURL: String? = nil
     ) throws {
         directory = try TemporaryDirectory()
         self.transport = transport
@@ -46,7 +48,7 @@ final class ServiceHarness: Sendable {
             app["webhook"] = ["url": .string(webhookURL), "secretFile": "webhook-secret"]
         }
         var config: JSONObject = [
-            "storage": ["url": "sqlite:lifecycle.sqlite"],
+            "storage": ["url": .string(storageURL ?? "sqlite:lifecycle.sqlite")],
             "public": ["host": "127.0.0.1", "port": 0],
             "admin": ["enabled": false],
             "apple": ["jwks": "jwks.json"],
