@@ -28,9 +28,12 @@ struct ReconcilerTests {
         let context: ServiceContext
 
         /// `storageURL`: the store's database (``HarnessStore``); nil is the harness's SQLite file.
-        init(rows: [Row], source: SourceKind, storageURL: String? = nil) async throws {
+        /// `records`: the app's record source as configured, instead of `rows` written as `source`.
+        init(
+            rows: [Row], source: SourceKind, storageURL: String? = nil, records configuredRecords: JSONObject? = nil
+        ) async throws {
             harness = try ServiceHarness(storageURL: storageURL)
-            let records = try Self.writeRecords(rows, as: source, in: harness.directory)
+            let records = try configuredRecords ?? Self.writeRecords(rows, as: source, in: harness.directory)
             var categories = JSONObject()
             for category in DataCategory.allCases { categories[category.rawValue] = ["self"] }
             var config = try #require(

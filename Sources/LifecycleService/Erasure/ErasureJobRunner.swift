@@ -170,6 +170,11 @@ public final class ErasureJobRunner: Sendable {
                 path: path, statements: statements, verify: verify,
                 busyTimeoutMilliseconds: Int32(configuration.erasure.busyTimeoutMilliseconds)
             ).erase(subject: stored.subject)
+        case .postgres(let url, let statements, let verify):
+            return await PostgresErasureTarget(
+                url: url, statements: statements, verify: verify,
+                connectTimeoutSeconds: max(1, configuration.erasure.timeoutMilliseconds / 1000)
+            ).erase(subject: stored.subject)
         case .webhook:
             return await requestWebhook(app: app, job: stored, target: name)
         }
