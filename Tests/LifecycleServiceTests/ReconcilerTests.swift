@@ -30,9 +30,10 @@ struct ReconcilerTests {
         /// `storageURL`: the store's database (``HarnessStore``); nil is the harness's SQLite file.
         /// `records`: the app's record source as configured, instead of `rows` written as `source`.
         init(
-            rows: [Row], source: SourceKind, storageURL: String? = nil, records configuredRecords: JSONObject? = nil
+            rows: [Row], source: SourceKind, storageURL: String? = nil, records configuredRecords: JSONObject? = nil,
+            store: HarnessStore = .sqlite
         ) async throws {
-            harness = try ServiceHarness(storageURL: storageURL)
+            harness = try ServiceHarness(storageURL: storageURL, store: store)
             let records = try configuredRecords ?? Self.writeRecords(rows, as: source, in: harness.directory)
             var categories = JSONObject()
             for category in DataCategory.allCases { categories[category.rawValue] = ["self"] }
@@ -152,9 +153,10 @@ struct ReconcilerTests {
     }
 
     @Test(
-        "each seeded discrepancy gives exactly its finding, whatever the source format", arguments: SourceKind.allCases)
-    func discrepancies(source: SourceKind) async throws {
-        let scenario = try await Scenario(rows: Self.discrepancyRows, source: source)
+        "each seeded discrepancy gives exactly its finding, whatever the source format and the store",
+        arguments: SourceKind.allCases, HarnessStore.available)
+    func discrepancies(source: SourceKind, store: HarnessStore) async throws {
+        let scenario = try await Scenario(rows: Self.discrepancyRows, source: source, store: store)
         try await seedDiscrepancies(scenario)
         let report = try await scenario.reconcile()
         let found = Set(report.findings.map { "\($0.code.rawValue) \($0.subject ?? "-")" })

@@ -43,6 +43,24 @@ struct PostgresTestDatabase: Sendable {
         }
     }
 
+    /// ``create(serverURL:)`` on the calling thread, for a harness's initialiser.
+    static func createBlocking(serverURL: String) throws -> PostgresTestDatabase {
+        let name = "lifecycle_e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let connection = try PostgresConnection(url: serverURL, schema: nil, connectTimeoutSeconds: 5)
+        defer { connection.close() }
+        try connection.execute("CREATE DATABASE \"\(name)\"")
+        return PostgresTestDatabase(serverURL: serverURL, name: name, url: replacingDatabase(in: serverURL, with: name))
+    }
+
+    /// ``drop()`` on the calling thread, for a harness's deinitialiser.
+    func dropBlocking() {
+        guard let connection = try? PostgresConnection(url: serverURL, schema: nil, connectTimeoutSeconds: 5) else {
+            return
+        }
+        _ = try? connection.execute("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+        connection.close()
+    }
+
     /// Runs `body` with a connection to this database, on a worker thread.
     func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T
