@@ -88,9 +88,11 @@ struct AdminAPITests {
         await service.stop()
     }
 
-    @Test("link creates an unknown account as linked; link after consent-revoked re-links it")
-    func linkAndRelink() async throws {
-        let harness = try ServiceHarness(adminToken: Self.token)
+    @Test(
+        "link creates an unknown account as linked; link after consent-revoked re-links it",
+        arguments: HarnessStore.available)
+    func linkAndRelink(store: HarnessStore) async throws {
+        let harness = try ServiceHarness(adminToken: Self.token, store: store)
         try await harness.start()
         let created = try await Self.call(harness, "PUT", Self.accountPath() + "/link")
         #expect(created.status == 200)
@@ -107,9 +109,11 @@ struct AdminAPITests {
         await harness.stop()
     }
 
-    @Test("a sign-in older than the revocation is stale and leaves the account consent-revoked")
-    func staleLink() async throws {
-        let harness = try ServiceHarness(adminToken: Self.token)
+    @Test(
+        "a sign-in older than the revocation is stale and leaves the account consent-revoked",
+        arguments: HarnessStore.available)
+    func staleLink(store: HarnessStore) async throws {
+        let harness = try ServiceHarness(adminToken: Self.token, store: store)
         try await harness.start()
         _ = try await harness.post(harness.body(type: "consent-revoked"))
         let stale = try await Self.call(
@@ -120,9 +124,11 @@ struct AdminAPITests {
         await harness.stop()
     }
 
-    @Test("in-app deletion makes the account deleted; a later link is refused with 409 account_deleted")
-    func deletionThenLink() async throws {
-        let harness = try ServiceHarness(adminToken: Self.token)
+    @Test(
+        "in-app deletion makes the account deleted; a later link is refused with 409 account_deleted",
+        arguments: HarnessStore.available)
+    func deletionThenLink(store: HarnessStore) async throws {
+        let harness = try ServiceHarness(adminToken: Self.token, store: store)
         let service = try await harness.start()
         _ = try await Self.call(harness, "PUT", Self.accountPath() + "/link")
         let deleted = try await Self.call(harness, "POST", Self.accountPath() + "/deletion")
@@ -154,9 +160,11 @@ struct AdminAPITests {
         await harness.stop()
     }
 
-    @Test("the account view lists every input with its disposition, reason, states, effects and source")
-    func historyAfterNotifications() async throws {
-        let harness = try ServiceHarness(adminToken: Self.token)
+    @Test(
+        "the account view lists every input with its disposition, reason, states, effects and source",
+        arguments: HarnessStore.available)
+    func historyAfterNotifications(store: HarnessStore) async throws {
+        let harness = try ServiceHarness(adminToken: Self.token, store: store)
         try await harness.start()
         let base = SystemWallClock().now().adding(seconds: -600)
         _ = try await harness.post(harness.body(type: "email-disabled", eventTime: base))

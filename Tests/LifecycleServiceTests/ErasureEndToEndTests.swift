@@ -11,10 +11,10 @@ struct ErasureEndToEndTests {
     let subject = TestFixtures.subject
 
     @Test(
-        "an account-delete notification erases the user's rows in the app database and the relay e-mail, completed before the deadline with evidence"
-    )
-    func accountDeleteErases() async throws {
-        let scenario = try ErasureScenario()
+        "an account-delete notification erases the user's rows in the app database and the relay e-mail, completed before the deadline with evidence",
+        arguments: HarnessStore.available)
+    func accountDeleteErases(store: HarnessStore) async throws {
+        let scenario = try ErasureScenario(store: store)
         let harness = scenario.harness
         let service = try await harness.start()
         let relay = "k3b7x9q2m1@privaterelay.appleid.com"
@@ -80,9 +80,9 @@ struct ErasureEndToEndTests {
         await harness.stop()
     }
 
-    @Test("serve runs due erasure steps in the background without a command")
-    func serveRunsJobs() async throws {
-        let scenario = try ErasureScenario(runInServe: true)
+    @Test("serve runs due erasure steps in the background without a command", arguments: HarnessStore.available)
+    func serveRunsJobs(store: HarnessStore) async throws {
+        let scenario = try ErasureScenario(runInServe: true, store: store)
         let harness = scenario.harness
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "account-delete", subject: subject))

@@ -32,7 +32,7 @@ struct ErasureScenario {
     init(
         policy: String = "default", databaseName: String = "app.sqlite", createDatabase: Bool = true,
         statements: [JSONValue] = ErasureScenario.defaultStatements, verify: JSONValue = ErasureScenario.defaultVerify,
-        maxAttempts: Int64 = 3, runInServe: Bool = false
+        maxAttempts: Int64 = 3, runInServe: Bool = false, store: HarnessStore = .sqlite
     ) throws {
         var categories: JSONObject = [:]
         for category in DataCategory.allCases { categories[category.canonicalName] = ["app-db", "self"] }
@@ -47,13 +47,15 @@ struct ErasureScenario {
             ],
             "categories": .object(categories),
         ]
-        harness = try ServiceHarness(extraConfiguration: [
-            "apps": [app], "policiesDirectory": "policies",
-            "erasure": [
-                "maxAttempts": .integer(maxAttempts), "baseDelayMilliseconds": 20, "maxDelayMilliseconds": 40,
-                "pollMilliseconds": runInServe ? 50 : 3_600_000, "leaseSeconds": 30, "runInServe": .bool(runInServe),
-            ],
-        ])
+        harness = try ServiceHarness(
+            extraConfiguration: [
+                "apps": [app], "policiesDirectory": "policies",
+                "erasure": [
+                    "maxAttempts": .integer(maxAttempts), "baseDelayMilliseconds": 20, "maxDelayMilliseconds": 40,
+                    "pollMilliseconds": runInServe ? 50 : 3_600_000, "leaseSeconds": 30,
+                    "runInServe": .bool(runInServe),
+                ],
+            ], store: store)
         try FileManager.default.copyItem(atPath: Self.shippedPolicies, toPath: harness.directory.file("policies"))
         appDatabase = harness.directory.file(databaseName)
         if createDatabase { try Self.createAppDatabase(at: appDatabase) }

@@ -9,14 +9,15 @@ import Testing
 @testable import LifecycleService
 
 /// The live endpoint over a real socket and a real SQLite file: what Apple's retries and an operator rely on.
-/// Every test runs twice: over plain HTTP and over HTTPS served by the service itself.
+/// Every test runs twice: over plain HTTP and over HTTPS served by the service itself; the storage tests also
+/// on PostgreSQL when `LIFECYCLE_TEST_POSTGRES_URL` is set.
 @Suite("Notification endpoint end to end")
 struct NotificationEndpointTests {
     @Test(
         "a signed notification is stored and answered 200 accepted; the same again is 200 duplicate, stored once",
-        arguments: ServiceHarness.Transport.allCases)
-    func acceptedThenDuplicate(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+        arguments: ServiceHarness.Transport.allCases, HarnessStore.available)
+    func acceptedThenDuplicate(transport: ServiceHarness.Transport, store: HarnessStore) async throws {
+        let harness = try ServiceHarness(transport: transport, store: store)
         let service = try await harness.start()
         let body = harness.body(type: "consent-revoked")
 
@@ -35,9 +36,9 @@ struct NotificationEndpointTests {
 
     @Test(
         "the same event resent under a new jti is a duplicate of the stored event",
-        arguments: ServiceHarness.Transport.allCases)
-    func semanticDuplicate(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+        arguments: ServiceHarness.Transport.allCases, HarnessStore.available)
+    func semanticDuplicate(transport: ServiceHarness.Transport, store: HarnessStore) async throws {
+        let harness = try ServiceHarness(transport: transport, store: store)
         let service = try await harness.start()
         let eventTime = Instant(millisecondsSinceEpoch: 1_752_572_190_719)
         let first = try await harness.post(harness.body(type: "account-delete", eventTime: eventTime))
@@ -50,9 +51,9 @@ struct NotificationEndpointTests {
 
     @Test(
         "a tampered notification is 400 with its reason code and leaves no event, only a rejection record",
-        arguments: ServiceHarness.Transport.allCases)
-    func tamperedIsRejected(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+        arguments: ServiceHarness.Transport.allCases, HarnessStore.available)
+    func tamperedIsRejected(transport: ServiceHarness.Transport, store: HarnessStore) async throws {
+        let harness = try ServiceHarness(transport: transport, store: store)
         let service = try await harness.start()
         var text = String(decoding: harness.body(type: "consent-revoked"), as: UTF8.self)
         // Flip one character of the signature segment.
@@ -110,9 +111,11 @@ struct NotificationEndpointTests {
         await harness.stop()
     }
 
-    @Test("notifications survive a restart of the server", arguments: ServiceHarness.Transport.allCases)
-    func survivesRestart(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+    @Test(
+        "notifications survive a restart of the server", arguments: ServiceHarness.Transport.allCases,
+        HarnessStore.available)
+    func survivesRestart(transport: ServiceHarness.Transport, store: HarnessStore) async throws {
+        let harness = try ServiceHarness(transport: transport, store: store)
         try await harness.start()
         for type in ["email-disabled", "email-enabled", "consent-revoked"] {
             #expect(try await harness.post(harness.body(type: type)).status == 200)

@@ -18,10 +18,12 @@ struct OutboxDeliveryTests {
         ]
     ]
 
-    @Test("consent-revoked produces exactly one signed account.sessions.terminate delivery")
-    func sessionTermination() async throws {
+    @Test(
+        "consent-revoked produces exactly one signed account.sessions.terminate delivery",
+        arguments: HarnessStore.available)
+    func sessionTermination(store: HarnessStore) async throws {
         let receiver = try WebhookReceiver()
-        let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: receiver.url)
+        let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: receiver.url, store: store)
         try await harness.start()
         #expect(try await harness.post(harness.body(type: "consent-revoked")).status == 200)
 

@@ -27,9 +27,14 @@ struct ReconcilerTests {
         let harness: ServiceHarness
         let context: ServiceContext
 
-        init(rows: [Row], source: SourceKind) async throws {
-            harness = try ServiceHarness()
-            let records = try Self.writeRecords(rows, as: source, in: harness.directory)
+        /// `storageURL`: the store's database (``HarnessStore``); nil is the harness's SQLite file.
+        /// `records`: the app's record source as configured, instead of `rows` written as `source`.
+        init(
+            rows: [Row], source: SourceKind, storageURL: String? = nil, records configuredRecords: JSONObject? = nil,
+            store: HarnessStore = .sqlite
+        ) async throws {
+            harness = try ServiceHarness(storageURL: storageURL, store: store)
+            let records = try configuredRecords ?? Self.writeRecords(rows, as: source, in: harness.directory)
             var categories = JSONObject()
             for category in DataCategory.allCases { categories[category.rawValue] = ["self"] }
             var config = try #require(
@@ -100,17 +105,24 @@ struct ReconcilerTests {
             guard case .accepted = outcome else { throw ScenarioError.notAccepted("\(outcome)") }
         }
 
-        /// Heartbeats every minute over the look-back window, except in `silence`.
-        func heartbeats(silence: FindingWindow? = nil) async throws {
+        /// Heartbeats every minute over the look-back window, except in `silence`. With several `instances`
+        /// they take turns of `turnMinutes` each: every instance alone is silent for longer than the gap
+        /// threshold, yet at every minute one of them is up.
+        func heartbeats(
+            silence: FindingWindow? = nil, instances: [String] = ["test-instance"], turnMinutes: Int64 = 30
+        ) async throws {
             let asOf = ReconcilerTests.asOf
             let from = asOf.adding(seconds: -7 * 3600)
             try await context.store.write { writer in
                 var at = from
+                var minute: Int64 = 0
                 while at < asOf {
                     if silence.map({ !(at >= $0.from && at < $0.to) }) ?? true {
-                        try writer.recordHeartbeat(instance: "test-instance", at: at)
+                        let turn = Int((minute / turnMinutes) % Int64(instances.count))
+                        try writer.recordHeartbeat(instance: instances[turn], at: at)
                     }
                     at = at.adding(seconds: 60)
+                    minute += 1
                 }
             }
         }
@@ -141,9 +153,10 @@ struct ReconcilerTests {
     }
 
     @Test(
-        "each seeded discrepancy gives exactly its finding, whatever the source format", arguments: SourceKind.allCases)
-    func discrepancies(source: SourceKind) async throws {
-        let scenario = try await Scenario(rows: Self.discrepancyRows, source: source)
+        "each seeded discrepancy gives exactly its finding, whatever the source format and the store",
+        arguments: SourceKind.allCases, HarnessStore.available)
+    func discrepancies(source: SourceKind, store: HarnessStore) async throws {
+        let scenario = try await Scenario(rows: Self.discrepancyRows, source: source, store: store)
         try await seedDiscrepancies(scenario)
         let report = try await scenario.reconcile()
         let found = Set(report.findings.map { "\($0.code.rawValue) \($0.subject ?? "-")" })
@@ -227,6 +240,27 @@ struct ReconcilerTests {
         #expect(gaps.first?.detail.contains("1 linked accounts") == true)
         #expect(report.findings.count == 1)
         await scenario.context.close()
+    }
+
+    @Test(
+        "two instances whose heartbeats take turns leave no gap; only a silence of both is a gap",
+        arguments: HarnessStore.available)
+    func gapOnlyWhenEveryInstanceIsDown(store kind: HarnessStore) async throws {
+        try await kind.run { storageURL in
+            let scenario = try await Scenario(rows: [("sub-a", "active", nil)], source: .jsonl, storageURL: storageURL)
+            try await scenario.notify("email-enabled", "sub-a", at: Self.daysBefore(1))
+            // Each instance alone is silent for 30 minutes at a time, six times the 5-minute threshold, and
+            // both are down for one hour: that hour is the one gap, from the last beat of either to the first
+            // after it.
+            let silence = FindingWindow(
+                from: Self.asOf.adding(seconds: -3 * 3600), to: Self.asOf.adding(seconds: -2 * 3600))
+            try await scenario.heartbeats(silence: silence, instances: ["host-a:101:1", "host-b:202:1"])
+            let gaps = try await scenario.reconcile().findings.filter { $0.code == .notificationGap }
+            #expect(gaps.count == 1)
+            #expect(gaps.first?.window?.from == silence.from.adding(seconds: -60))
+            #expect(gaps.first?.window?.to == silence.to)
+            await scenario.context.close()
+        }
     }
 
     @Test("running twice neither duplicates findings nor registers twice; resolved findings are closed")

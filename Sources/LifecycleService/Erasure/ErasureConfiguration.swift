@@ -18,11 +18,15 @@ public enum ErasureTarget: Sendable, Hashable {
     case webhook
     /// Statements bound to `:sub` against the app's SQLite file, then a verification query that must count 0.
     case sqlite(path: String, statements: [String], verify: String?)
+    /// The same against the app's PostgreSQL database at `url` (libpq's URI form; keep the password in
+    /// `PGPASSFILE`, never in a log: only ``redactedDescription`` is shown).
+    case postgres(url: String, statements: [String], verify: String?)
 
     public var kind: String {
         switch self {
         case .webhook: "webhook"
         case .sqlite: "sqlite"
+        case .postgres: "postgres"
         }
     }
 }

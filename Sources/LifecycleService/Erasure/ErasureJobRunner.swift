@@ -48,12 +48,13 @@ public final class ErasureJobRunner: Sendable {
 
     /// Ends callbacks that never came, then executes every step due now, round after round (a finished app
     /// target can make `self` due), until a claim finds nothing. Each step's attempts are bounded by the retry
-    /// schedule, so this ends.
+    /// schedule, so this ends. A cancelled task (``run()`` when `serve` stops) stops claiming after the step in
+    /// hand, so a long backlog does not hold up shutdown: what is left stays due for the next run or instance.
     @discardableResult
     public func runOnce() async throws -> Summary {
         var summary = Summary()
         for status in try await expireCallbacks() { summary.attempts[status, default: 0] += 1 }
-        while true {
+        while !Task.isCancelled {
             let now = clock.now()
             let leaseUntil = now.adding(milliseconds: Int64(configuration.erasure.leaseSeconds) * 1000)
             let owner = owner
@@ -168,6 +169,11 @@ public final class ErasureJobRunner: Sendable {
             return await SQLiteErasureTarget(
                 path: path, statements: statements, verify: verify,
                 busyTimeoutMilliseconds: Int32(configuration.erasure.busyTimeoutMilliseconds)
+            ).erase(subject: stored.subject)
+        case .postgres(let url, let statements, let verify):
+            return await PostgresErasureTarget(
+                url: url, statements: statements, verify: verify,
+                connectTimeoutSeconds: max(1, configuration.erasure.timeoutMilliseconds / 1000)
             ).erase(subject: stored.subject)
         case .webhook:
             return await requestWebhook(app: app, job: stored, target: name)

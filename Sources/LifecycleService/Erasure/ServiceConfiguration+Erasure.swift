@@ -21,8 +21,8 @@ extension ServiceConfiguration {
                 throw app.error(
                     "targets.\(name)", "\"self\" is built in", fix: "remove it; map categories to \"self\" directly")
             }
-            try reader.allow(["type", "path", "statements", "verify"])
-            let type = try reader.string("type", fix: "\"webhook\" or \"sqlite\"")
+            try reader.allow(["type", "path", "url", "statements", "verify"])
+            let type = try reader.string("type", fix: "\"webhook\", \"sqlite\" or \"postgres\"")
             switch type {
             case "webhook":
                 guard hasWebhook else {
@@ -34,26 +34,21 @@ extension ServiceConfiguration {
                 guard let path = try reader.string("path", fix: "the app database file") else {
                     throw reader.error("path", "missing", fix: "the path of the app's SQLite file")
                 }
-                guard let statements = try reader.strings("statements", fix: "SQL statements using :sub"),
-                    !statements.isEmpty
+                let (statements, verify) = try parseErasureSQL(&reader)
+                targets[name] = .sqlite(path: resolve(path), statements: statements, verify: verify)
+            case "postgres":
+                guard let url = try reader.string("url", fix: "the app database's postgres:// URL"),
+                    url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")
                 else {
                     throw reader.error(
-                        "statements", "missing or empty", fix: "e.g. [\"DELETE FROM users WHERE apple_sub = :sub\"]")
+                        "url", "missing or not a postgres:// URL",
+                        fix: "e.g. postgres://eraser@db.internal/app?sslmode=verify-full (password in PGPASSFILE)")
                 }
-                for (index, statement) in statements.enumerated() where !statement.contains(":sub") {
-                    throw reader.error(
-                        "statements[\(index)]", "does not use the named parameter :sub",
-                        fix: "bind the user with :sub, never a literal value")
-                }
-                let verify = try reader.string("verify", fix: "a query counting the user's remaining rows")
-                if let verify, !verify.contains(":sub") {
-                    throw reader.error(
-                        "verify", "does not use the named parameter :sub",
-                        fix: "e.g. SELECT count(*) FROM users WHERE apple_sub = :sub")
-                }
-                targets[name] = .sqlite(path: resolve(path), statements: statements, verify: verify)
+                let (statements, verify) = try parseErasureSQL(&reader)
+                targets[name] = .postgres(url: url, statements: statements, verify: verify)
             default:
-                throw reader.error("type", "missing or unknown target type", fix: "use \"webhook\" or \"sqlite\"")
+                throw reader.error(
+                    "type", "missing or unknown target type", fix: "use \"webhook\", \"sqlite\" or \"postgres\"")
             }
             try reader.finish()
         }
@@ -67,6 +62,30 @@ extension ServiceConfiguration {
             categories[name] = names
         }
         return AppErasureConfiguration(policyID: policyID, targets: targets, categories: categories)
+    }
+
+    /// The `statements` and `verify` of an SQL target (`sqlite`, `postgres`): every one binds the user as
+    /// `:sub`, so no statement can carry a literal value.
+    static func parseErasureSQL(
+        _ reader: inout ConfigurationReader
+    ) throws(ConfigurationError) -> (statements: [String], verify: String?) {
+        guard let statements = try reader.strings("statements", fix: "SQL statements using :sub"), !statements.isEmpty
+        else {
+            throw reader.error(
+                "statements", "missing or empty", fix: "e.g. [\"DELETE FROM users WHERE apple_sub = :sub\"]")
+        }
+        for (index, statement) in statements.enumerated() where !statement.contains(":sub") {
+            throw reader.error(
+                "statements[\(index)]", "does not use the named parameter :sub",
+                fix: "bind the user with :sub, never a literal value")
+        }
+        let verify = try reader.string("verify", fix: "a query counting the user's remaining rows")
+        if let verify, !verify.contains(":sub") {
+            throw reader.error(
+                "verify", "does not use the named parameter :sub",
+                fix: "e.g. SELECT count(*) FROM users WHERE apple_sub = :sub")
+        }
+        return (statements, verify)
     }
 
     /// Reads the top-level `erasure` object (runner settings), all optional.

@@ -2,6 +2,8 @@
 public enum RecordSource: Sendable, Equatable {
     /// A query against the app's SQLite file returning a `sub` column and optionally `status` and `sessions`.
     case sqlite(path: String, query: String)
+    /// The same query against the app's PostgreSQL database at `url`, read through a cursor.
+    case postgres(url: String, query: String)
     /// A JSON Lines export: `{"sub": …, "status": …, "sessions": …}` per line.
     case jsonLines(path: String)
     /// A CSV export with a header row naming `sub` and optionally `status` and `sessions`.
@@ -10,6 +12,8 @@ public enum RecordSource: Sendable, Equatable {
     public var description: String {
         switch self {
         case .sqlite(let path, _): "sqlite:\(path)"
+        case .postgres(let url, _):
+            StorageConfiguration(url: url, busyTimeoutMilliseconds: 0, maxBatch: 1).redactedURL
         case .jsonLines(let path): "jsonl:\(path)"
         case .csv(let path): "csv:\(path)"
         }

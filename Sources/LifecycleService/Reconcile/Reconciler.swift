@@ -222,6 +222,8 @@ public final class Reconciler: Sendable {
         switch source {
         case .sqlite(let path, let query):
             try run(SQLiteRecordReader(path: path, query: query))
+        case .postgres(let url, let query):
+            try run(PostgresRecordReader(url: url, query: query, shownAs: source.description))
         case .jsonLines(let path):
             try run(SortedRecordReader(try JSONLinesRecordReader(path: path)))
         case .csv(let path):

@@ -64,7 +64,7 @@ struct SQLiteRecordReader: AppRecordReader {
 }
 
 extension String {
-    fileprivate var trimmingTrailingSemicolons: String {
+    var trimmingTrailingSemicolons: String {
         var text = Substring(self)
         while let last = text.last, last == ";" || last.isWhitespace { text = text.dropLast() }
         return String(text)

@@ -6,23 +6,38 @@ extension ServiceConfiguration {
         _ app: inout ConfigurationReader, resolve: (String) -> String
     ) throws(ConfigurationError) -> RecordSource? {
         guard var reader = try app.object("records") else { return nil }
-        try reader.allow(["type", "path", "query"])
-        let type = try reader.string("type", fix: "\"sqlite\", \"jsonl\" or \"csv\"")
-        guard let path = try reader.string("path", fix: "the app database or export file") else {
-            throw reader.error("path", "missing", fix: "the path of the app's database or export")
-        }
-        let source: RecordSource
-        switch type {
-        case "sqlite":
+        try reader.allow(["type", "path", "url", "query"])
+        let type = try reader.string("type", fix: "\"sqlite\", \"postgres\", \"jsonl\" or \"csv\"")
+        func query() throws(ConfigurationError) -> String {
             guard let query = try reader.string("query", fix: "a SELECT returning a sub column") else {
                 throw reader.error(
                     "query", "missing",
                     fix: "e.g. SELECT apple_sub AS sub, status, sessions FROM users WHERE apple_sub IS NOT NULL")
             }
-            source = .sqlite(path: resolve(path), query: query)
+            return query
+        }
+        if type == "postgres" {
+            guard let url = try reader.string("url", fix: "the app database's postgres:// URL"),
+                url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")
+            else {
+                throw reader.error(
+                    "url", "missing or not a postgres:// URL",
+                    fix: "e.g. postgres://reader@db.internal/app?sslmode=verify-full (password in PGPASSFILE)")
+            }
+            let source = RecordSource.postgres(url: url, query: try query())
+            try reader.finish()
+            return source
+        }
+        guard let path = try reader.string("path", fix: "the app database or export file") else {
+            throw reader.error("path", "missing", fix: "the path of the app's database or export")
+        }
+        let source: RecordSource
+        switch type {
+        case "sqlite": source = .sqlite(path: resolve(path), query: try query())
         case "jsonl": source = .jsonLines(path: resolve(path))
         case "csv": source = .csv(path: resolve(path))
-        default: throw reader.error("type", "missing or unknown record source", fix: "use sqlite, jsonl or csv")
+        default:
+            throw reader.error("type", "missing or unknown record source", fix: "use sqlite, postgres, jsonl or csv")
         }
         try reader.finish()
         return source

@@ -168,20 +168,34 @@ public final class ServiceRuntime: Sendable {
 
     /// The day's deletion-compliance report of every app, after the scheduled reconcile (DESIGN.md §9):
     /// the default period, the last 30 UTC days up to the end of today, as `lifecycle report generate` uses.
-    private func generateDailyReports() async {
-        let now = context.clock.now()
+    ///
+    /// Held by one instance at a time through ``Store/withExclusiveLock(named:_:)`` (``dailyReportLock``: a
+    /// PostgreSQL advisory lock shared by every instance on the database, a `flock` beside a SQLite file):
+    /// an instance that finds it taken logs `report.skipped` and leaves the work to the holder.
+    func generateDailyReports() async {
+        let context = self.context
         do {
-            let generator = try ReportGenerator(configuration: context.configuration, store: context.store)
-            let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
-            for app in context.configuration.apps {
-                let written = try await generator.generate(app: app.id, period: period, at: now)
-                context.log.log(
-                    .info, "report.generated", app: app.id, [("files", .integer(Int64(written.files.count)))])
+            let ran = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
+                let now = context.clock.now()
+                let generator = try ReportGenerator(configuration: context.configuration, store: context.store)
+                let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
+                for app in context.configuration.apps {
+                    let written = try await generator.generate(app: app.id, period: period, at: now)
+                    context.log.log(
+                        .info, "report.generated", app: app.id, [("files", .integer(Int64(written.files.count)))])
+                }
+                return true
+            }
+            if ran == nil {
+                context.log.log(.info, "report.skipped", [("lock", .string(Self.dailyReportLock))])
             }
         } catch {
             context.log.log(.error, "report.failed", [("error", .string(String(describing: error)))])
         }
     }
+
+    /// The name of the exclusive lock the daily reports are generated under.
+    static let dailyReportLock = "daily-report"
 
     /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then runs the
     /// follow-up work. With several instances the run lock lets one of them do it; the others log `busy`.

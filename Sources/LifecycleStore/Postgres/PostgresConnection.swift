@@ -167,6 +167,64 @@ final class PostgresConnection: @unchecked Sendable {
         return rows
     }
 
+    /// Runs one parameterised statement and returns how many rows it changed (`PQcmdTuples`: the count of an
+    /// `INSERT`, `UPDATE`, `DELETE` or `MERGE`, 0 for other statements).
+    func command(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int {
+        let handle = try openHandle(sql: sql)
+        let name = try prepared(sql, handle: handle)
+        let cValues: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
+            switch argument.postgresValue {
+            case .text(let text): strdup(text)
+            case .null: nil
+            }
+        }
+        defer {
+            for pointer in cValues { free(pointer) }
+        }
+        let result = cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+        }
+        guard let result else { throw PostgresError(result: nil, connection: handle, sql: sql) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        return PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+    }
+
+    /// Runs a statement without parameters through the simple query protocol and returns its rows: for what
+    /// cannot be prepared, such as `FETCH` from a cursor.
+    func simpleQuery(_ sql: String) throws(PostgresError) -> [PostgresRow] {
+        let handle = try openHandle(sql: sql)
+        guard let result = PQexec(handle, sql) else { throw PostgresError(result: nil, connection: handle, sql: sql) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        return (0..<PQntuples(result)).map { row in
+            PostgresRow(
+                values: (0..<PQnfields(result)).map { column in
+                    PQgetisnull(result, row, column) != 0 ? nil : String(cString: PQgetvalue(result, row, column))
+                })
+        }
+    }
+
+    /// The column names of a statement's result, without running it (`PQdescribePrepared`).
+    func columns(of sql: String) throws(PostgresError) -> [String] {
+        let handle = try openHandle(sql: sql)
+        let name = try prepared(sql, handle: handle)
+        guard let result = PQdescribePrepared(handle, name) else {
+            throw PostgresError(result: nil, connection: handle, sql: sql)
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw PostgresError(result: result, connection: handle, sql: sql)
+        }
+        return (0..<PQnfields(result)).map { String(cString: PQfname(result, $0)) }
+    }
+
     /// The first column of the first row, if any.
     func queryInt64(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int64? {
         try query(sql, arguments).first?.optionalInt64(0)

@@ -7,6 +7,7 @@ import Synchronization
 import TestSupport
 
 @testable import LifecycleService
+@testable import LifecycleStore
 
 /// A real service on loopback: a temporary directory with a JWKS of the test key, a configuration file with
 /// ephemeral ports, a real SQLite file, and a log captured in memory so tests can check what it contains.
@@ -30,14 +31,27 @@ final class ServiceHarness: Sendable {
     }
 
     let transport: Transport
+    /// The database this harness created (`store: .postgres`), dropped in `deinit`.
+    let postgresDatabase: PostgresTestDatabase?
+
+    deinit { postgresDatabase?.dropBlocking() }
 
     /// With `adminToken`, the admin listener runs on an ephemeral loopback port with that token in a file.
     /// With `.tls`, a test CA and a localhost certificate are issued and the public listener serves HTTPS.
+    /// `storageURL` replaces the SQLite file in the directory (a `postgres://` URL of a
+    /// ``PostgresTestDatabase``); `store: .postgres` creates such a database for this harness and drops it
+    /// when the harness goes away.
     init(
         extraConfiguration: JSONObject = [:], webhookURL: String? = nil, adminToken: String? = nil,
-        transport: Transport = .plain
+        transport: Transport = .plain, storageURL: String? = nil, store: HarnessStore = .sqlite
     ) throws {
         directory = try TemporaryDirectory()
+        if store == .postgres, let server = HarnessStore.postgresServer {
+            postgresDatabase = try PostgresTestDatabase.createBlocking(serverURL: server)
+        } else {
+            postgresDatabase = nil
+        }
+        let storageURL = storageURL ?? postgresDatabase?.url
         self.transport = transport
         try Data(tokens.jwks.encoded()).write(to: URL(fileURLWithPath: directory.file("jwks.json")))
         var app: JSONObject = ["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]
@@ -46,7 +60,7 @@ final class ServiceHarness: Sendable {
             app["webhook"] = ["url": .string(webhookURL), "secretFile": "webhook-secret"]
         }
         var config: JSONObject = [
-            "storage": ["url": "sqlite:lifecycle.sqlite"],
+            "storage": ["url": .string(storageURL ?? "sqlite:lifecycle.sqlite")],
             "public": ["host": "127.0.0.1", "port": 0],
             "admin": ["enabled": false],
             "apple": ["jwks": "jwks.json"],

@@ -1,0 +1,157 @@
+/// An application's own PostgreSQL database, opened only to erase one user's rows (an erasure job's
+/// `postgres` target) or to read its accounts for the reconciler: the twin of ``ExternalSQLiteDatabase``.
+/// Not the service's store: no migrations, no schema, one plain session.
+///
+/// Statements name their values like the SQLite ones (`:sub`); they are rewritten to PostgreSQL's numbered
+/// parameters (``PostgresNamedParameters``) and bound, never interpolated. Errors carry a stable code, the
+/// server's primary message and the SQLSTATE, never a bound value nor the server's DETAIL (which quotes key
+/// values), nor the URL (which may hold a password).
+///
+/// Use it from one thread at a time: open, run, close. It is not `Sendable`.
+public final class ExternalPostgresDatabase {
+    /// Why an operation failed: `postgres-connect`, `postgres-statement` or `postgres-parameter`, plus the
+    /// server's words.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var code: String
+        public var message: String
+        /// True for what a later attempt may not meet: a broken or refused connection (SQLSTATE class 08),
+        /// a serialization failure or deadlock (class 40), a server short of resources (53) or shutting down
+        /// (57P01–57P03), a lock not available (55P03).
+        public var isTransient: Bool
+
+        public var description: String { "\(code): \(message)" }
+
+        init(code: String, _ error: PostgresError) {
+            self.code = code
+            message = error.description
+            let state = error.sqlState ?? ""
+            isTransient =
+                error.isConnectionFailure || state.hasPrefix("40") || state.hasPrefix("53")
+                || ["57P01", "57P02", "57P03", "55P03"].contains(state)
+        }
+
+        init(code: String, message: String, isTransient: Bool) {
+            self.code = code
+            self.message = message
+            self.isTransient = isTransient
+        }
+    }
+
+    let connection: PostgresConnection
+
+    /// Connects to `url` (libpq's URI form; TLS as its `sslmode` says).
+    public init(url: String, connectTimeoutSeconds: Int = 5) throws(Failure) {
+        do {
+            connection = try PostgresConnection(url: url, schema: nil, connectTimeoutSeconds: connectTimeoutSeconds)
+        } catch {
+            throw Failure(code: "postgres-connect", error)
+        }
+    }
+
+    public func close() { connection.close() }
+
+    /// Runs `statements` in one transaction (all or nothing) with `parameters` bound by name; returns the total
+    /// rows they changed.
+    public func executeInTransaction(_ statements: [String], parameters: [String: String]) throws(Failure) -> Int {
+        _ = try run { () throws(PostgresError) in try connection.execute("BEGIN") }
+        var changed = 0
+        do {
+            for sql in statements {
+                let (text, values) = try Self.bind(sql, parameters)
+                changed += try run { () throws(PostgresError) in try connection.command(text, values) }
+            }
+            _ = try run { () throws(PostgresError) in try connection.execute("COMMIT") }
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return changed
+    }
+
+    /// Runs a query that returns one integer (a count) in its first column; nil when it returns no row or NULL.
+    public func queryInteger(_ sql: String, parameters: [String: String]) throws(Failure) -> Int64? {
+        let (text, values) = try Self.bind(sql, parameters)
+        return try run { () throws(PostgresError) in try connection.queryInt64(text, values) }
+    }
+
+    /// The column names a query returns, without running it.
+    public func columns(of sql: String) throws(Failure) -> [String] {
+        try run { () throws(PostgresError) in try connection.columns(of: sql) }
+    }
+
+    /// The rows of `sql` (no parameters) through a cursor in a read-only transaction, `pageSize` at a time:
+    /// an app's whole table is never in memory at once.
+    public func rows(_ sql: String, pageSize: Int) throws(Failure) -> Rows {
+        try run { () throws(PostgresError) in
+            try connection.execute("BEGIN TRANSACTION READ ONLY")
+            do throws(PostgresError) {
+                try connection.execute("DECLARE lifecycle_rows NO SCROLL CURSOR FOR \(sql)")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        return Rows(database: self, pageSize: max(1, pageSize))
+    }
+
+    /// Rows of a query, read one at a time. Values come back as text (`nil` for SQL NULL).
+    public final class Rows {
+        private let database: ExternalPostgresDatabase
+        private let pageSize: Int
+        private var page: [PostgresRow] = []
+        private var position = 0
+        private var finished = false
+
+        init(database: ExternalPostgresDatabase, pageSize: Int) {
+            self.database = database
+            self.pageSize = pageSize
+        }
+
+        /// The next row, or nil when done (the cursor and its transaction are closed then).
+        public func next() throws(Failure) -> [String?]? {
+            if position == page.count {
+                guard !finished else { return nil }
+                let connection = database.connection
+                let size = pageSize
+                do {
+                    page = try connection.simpleQuery("FETCH FORWARD \(size) FROM lifecycle_rows")
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    finished = true
+                    throw Failure(code: "postgres-statement", error)
+                }
+                position = 0
+                if page.isEmpty {
+                    finished = true
+                    _ = try? connection.execute("CLOSE lifecycle_rows")
+                    _ = try? connection.execute("COMMIT")
+                    return nil
+                }
+            }
+            defer { position += 1 }
+            return page[position].values
+        }
+    }
+
+    private func run<T>(_ body: () throws(PostgresError) -> T) throws(Failure) -> T {
+        do {
+            return try body()
+        } catch {
+            throw Failure(code: "postgres-statement", error)
+        }
+    }
+
+    /// `sql` with numbered parameters and the values in their order.
+    static func bind(_ sql: String, _ parameters: [String: String]) throws(Failure) -> (String, [any PostgresBindable])
+    {
+        let named = PostgresNamedParameters(sql)
+        var values: [any PostgresBindable] = []
+        for name in named.names {
+            guard let value = parameters[name] else {
+                throw Failure(code: "postgres-parameter", message: "no value for :\(name)", isTransient: false)
+            }
+            values.append(value)
+        }
+        return (named.sql, values)
+    }
+}

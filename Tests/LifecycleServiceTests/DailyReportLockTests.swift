@@ -1,0 +1,37 @@
+import Foundation
+import LifecycleStore
+import Testing
+
+@testable import LifecycleService
+
+/// With several instances on one database, the day's reports are written by one of them at a time: the
+/// others find the `daily-report` lock taken and skip.
+@Suite("Daily report held by one instance at a time")
+struct DailyReportLockTests {
+    @Test(
+        "while another instance holds the daily-report lock the report is skipped and logged; once free it is written",
+        arguments: HarnessStore.available)
+    func skippedWhileAnotherInstanceHoldsTheLock(store kind: HarnessStore) async throws {
+        try await kind.run { storageURL in
+            let harness = try ServiceHarness(storageURL: storageURL)
+            let service = try await harness.start()
+            let reports = harness.directory.file("reports")
+
+            // Another instance: a second store on the same database, holding the lock.
+            let other = try await ServiceContext.openStore(try harness.configuration.storage)
+            let held: Bool? = try await other.withExclusiveLock(named: ServiceRuntime.dailyReportLock) {
+                await service.generateDailyReports()
+                return true
+            }
+            await other.close()
+            #expect(held == true)
+            #expect(ReportPipelineTests.reportFiles(reports).isEmpty, "nothing written while the lock is taken")
+            #expect(harness.log.contains("\"report.skipped\""))
+
+            await service.generateDailyReports()
+            #expect(ReportPipelineTests.reportFiles(reports).contains { $0.hasSuffix(".json") })
+            #expect(harness.log.contains("\"report.generated\""))
+            await harness.stop()
+        }
+    }
+}
