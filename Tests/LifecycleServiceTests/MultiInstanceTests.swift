@@ -70,16 +70,20 @@ struct MultiInstanceTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         // Killed while it holds the lease of an erasure step it is running, so there is work to take over.
+        // The instance is frozen (SIGSTOP) before the lease is read, so a step it holds cannot finish between
+        // the read and the kill; when it holds none, it is thawed and looked at again a moment later.
         let victimOwner = "%:\(victim.process.processIdentifier):%"
         let holding = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < holding {
+            victim.kill(signal: SIGSTOP)
             let held = try await database.withConnection { connection throws(PostgresError) in
                 try connection.queryInt64(
                     "SELECT count(*) FROM erasure_steps WHERE status = 'running' AND lease_owner LIKE $1", [victimOwner]
                 )
             }
             if (held ?? 0) > 0 { break }
-            try await Task.sleep(for: .milliseconds(2))
+            victim.kill(signal: SIGCONT)
+            try await Task.sleep(for: .milliseconds(5))
         }
         victim.kill(signal: SIGKILL)
         _ = await victim.waitForExit()
