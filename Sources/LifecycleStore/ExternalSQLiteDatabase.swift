@@ -16,7 +16,8 @@ public final class ExternalSQLiteDatabase {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var code: String
         public var message: String
-        /// True for a lock held elsewhere (`SQLITE_BUSY`/`SQLITE_LOCKED`): a later attempt may succeed.
+        /// True when a later attempt may succeed: a lock held elsewhere (`SQLITE_BUSY`/`SQLITE_LOCKED`) or a
+        /// file that could not be opened.
         public var isTransient: Bool
 
         public var description: String { "\(code): \(message)" }
@@ -38,7 +39,9 @@ public final class ExternalSQLiteDatabase {
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(connection)
-            throw Failure(code: "sqlite-open", message: message, isTransient: false)
+            // A file that is missing or unreadable now (a volume not mounted yet, a restore in progress) may
+            // be back on a later attempt.
+            throw Failure(code: "sqlite-open", message: message, isTransient: true)
         }
         handle = connection
         sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)

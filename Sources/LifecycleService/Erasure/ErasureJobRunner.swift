@@ -166,14 +166,16 @@ public final class ErasureJobRunner: Sendable {
         }
         switch target {
         case .sqlite(let path, let statements, let verify):
-            return await SQLiteErasureTarget(
-                path: path, statements: statements, verify: verify,
-                busyTimeoutMilliseconds: Int32(configuration.erasure.busyTimeoutMilliseconds)
+            let busyTimeout = Int32(configuration.erasure.busyTimeoutMilliseconds)
+            return await DatabaseErasureTarget(
+                open: { try ExternalSQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeout) },
+                statements: statements, verify: verify
             ).erase(subject: stored.subject)
         case .postgres(let url, let statements, let verify):
-            return await PostgresErasureTarget(
-                url: url, statements: statements, verify: verify,
-                connectTimeoutSeconds: max(1, configuration.erasure.timeoutMilliseconds / 1000)
+            let connectTimeout = max(1, configuration.erasure.timeoutMilliseconds / 1000)
+            return await DatabaseErasureTarget(
+                open: { try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeout) },
+                statements: statements, verify: verify
             ).erase(subject: stored.subject)
         case .webhook:
             return await requestWebhook(app: app, job: stored, target: name)

@@ -2,16 +2,16 @@ import Foundation
 import LifecycleCore
 import LifecycleStore
 
-/// The `postgres` target: the twin of ``SQLiteErasureTarget`` for an app whose data lives in PostgreSQL. The
-/// configured statements run in one transaction with `:sub` bound, then the verification query, which must
-/// count 0 (DESIGN.md §7); a count above 0 is `unverifiable`.
-struct PostgresErasureTarget: Sendable {
-    var url: String
+/// The `sqlite` and `postgres` targets: the configured statements run in one transaction with `:sub` bound,
+/// then the verification query, which must count 0 (DESIGN.md §7); a count above 0 — or no verification
+/// query at all — is `unverifiable`, never erased.
+struct DatabaseErasureTarget: Sendable {
+    /// Opens the app's database (SQLite file or PostgreSQL URL); called on the target's own thread.
+    var open: @Sendable () throws -> any ExternalDatabase
     var statements: [String]
     var verify: String?
-    var connectTimeoutSeconds: Int
 
-    /// Runs on its own thread: libpq calls block, and the cooperative pool must not.
+    /// Runs on its own thread: SQLite and libpq calls block, and the cooperative pool must not.
     func erase(subject: String) async -> ErasureStepResult {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: eraseBlocking(subject: subject)) }.start()
@@ -21,7 +21,7 @@ struct PostgresErasureTarget: Sendable {
     func eraseBlocking(subject: String) -> ErasureStepResult {
         let parameters = ["sub": subject]
         do {
-            let database = try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
+            let database = try open()
             defer { database.close() }
             let rows = try database.executeInTransaction(statements, parameters: parameters)
             guard let verify else {
@@ -35,9 +35,11 @@ struct PostgresErasureTarget: Sendable {
                         errorCode: ErasureStep.verificationNonZeroCode))
             }
             return .erased(ErasureStepEvidence(rowsAffected: rows, verificationCount: 0))
+        } catch let failure as any ExternalDatabaseFailure {
+            // A locked file or a server that is down may come back; SQL the database rejects will not.
+            return .failed(ErasureStepEvidence(errorCode: failure.code), retryable: failure.isTransient)
         } catch {
-            // A server that is down or busy may come back; SQL the database rejects will not fix itself.
-            return .failed(ErasureStepEvidence(errorCode: error.code), retryable: error.isTransient)
+            return .failed(ErasureStepEvidence(errorCode: "database-error"), retryable: true)
         }
     }
 }
