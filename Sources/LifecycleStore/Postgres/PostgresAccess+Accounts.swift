@@ -2,47 +2,14 @@ import LifecycleCore
 
 /// Accounts: one row per (app, `sub`) holding the columns of ``AccountRecord``.
 extension PostgresAccess {
-    private static let accountColumns = """
-        state, last_applied_event_time_ms, email_forwarding, email_forwarding_event_time_ms,
-        email_forwarding_input, access_event_time_ms, access_input, created_at_ms, updated_at_ms, deleted_at_ms,
-        deleted_by
-        """
-
-    /// Decodes the ``accountColumns`` starting at column `first`.
-    private static func decodeAccount(_ row: PostgresRow, from first: Int) throws(PostgresError) -> AccountRecord {
-        func instant(_ offset: Int) -> Instant? {
-            row.optionalInt64(first + offset).map(Instant.init(millisecondsSinceEpoch:))
-        }
-        func kind(_ offset: Int, _ column: String) throws(PostgresError) -> AccountInputKind? {
-            guard let name = row.optionalText(first + offset) else { return nil }
-            guard let kind = AccountInputKind(canonicalName: name) else { throw .unreadable("accounts", column) }
-            return kind
-        }
-        guard let state = AccountState(canonicalName: row.text(first)) else {
-            throw .unreadable("accounts", "state")
-        }
-        return AccountRecord(
-            state: state,
-            lastAppliedEventTime: Instant(millisecondsSinceEpoch: row.int64(first + 1)),
-            emailForwarding: row.bool(first + 2),
-            emailForwardingEventTime: instant(3),
-            emailForwardingInput: try kind(4, "email_forwarding_input"),
-            accessEventTime: instant(5),
-            accessInput: try kind(6, "access_input"),
-            createdAt: Instant(millisecondsSinceEpoch: row.int64(first + 7)),
-            updatedAt: Instant(millisecondsSinceEpoch: row.int64(first + 8)),
-            deletedAt: instant(9),
-            deletedBy: try kind(10, "deleted_by"))
-    }
-
     func account(app: String, subject: String) throws(StoreError) -> AccountRecord? {
         try postgres { () throws -> AccountRecord? in
             guard
                 let row = try connection.query(
-                    "SELECT \(Self.accountColumns) FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
+                    "SELECT \(AccountRow.columns) FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
                 ).first
             else { return nil }
-            return try Self.decodeAccount(row, from: 0)
+            return try AccountRow.decode(row, from: 0)
         }
     }
 
@@ -63,7 +30,7 @@ extension PostgresAccess {
         app: String, afterSubject: String?, limit: Int
     ) throws(StoreError) -> [(subject: String, record: AccountRecord)] {
         try postgres { () throws -> [(subject: String, record: AccountRecord)] in
-            let columns = "sub, \(Self.accountColumns)"
+            let columns = "sub, \(AccountRow.columns)"
             let rows =
                 if let afterSubject {
                     try connection.query(
@@ -75,7 +42,7 @@ extension PostgresAccess {
                 }
             var page: [(subject: String, record: AccountRecord)] = []
             for row in rows {
-                page.append((subject: row.text(0), record: try Self.decodeAccount(row, from: 1)))
+                page.append((subject: row.text(0), record: try AccountRow.decode(row, from: 1)))
             }
             return page
         }
@@ -86,7 +53,7 @@ extension PostgresAccess {
         try postgres {
             _ = try connection.query(
                 """
-                INSERT INTO accounts (app, sub, \(Self.accountColumns))
+                INSERT INTO accounts (app, sub, \(AccountRow.columns))
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 ON CONFLICT (app, sub) DO UPDATE SET
                     state = excluded.state,

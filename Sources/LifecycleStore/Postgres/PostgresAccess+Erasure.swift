@@ -10,87 +10,18 @@ import LifecycleCore
 /// directly: after every step change the job is loaded as the LifecycleCore ``ErasureJob`` value and its
 /// derived status is stored.
 extension PostgresAccess {
-    private static let jobColumns = """
-        id, app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms, deadline_ms,
-        cancel_if_relinked, basis, created_at_ms, cancelled_at_ms, cancel_reason
-        """
-
-    private static let stepColumns = """
-        ordinal, target, status, attempts, next_attempt_at_ms, last_attempt_at_ms, finished_at_ms, rows_affected,
-        verification_count, response_status, error_code, started_at_ms
-        """
-
-    private struct JobRow {
-        var id: Int64
-        var app: String
-        var subject: String
-        var plan: ErasureJobPlan
-        var createdAt: Instant
-        var cancelledAt: Instant?
-        var cancelReason: String?
-    }
-
-    private static func instant(_ row: PostgresRow, _ column: Int) -> Instant? {
-        row.optionalInt64(column).map(Instant.init(millisecondsSinceEpoch:))
-    }
-
-    private static func decodeJob(_ row: PostgresRow) throws(PostgresError) -> JobRow {
-        guard let trigger = PolicyTrigger(canonicalName: row.text(3)) else {
-            throw .unreadable("erasure_jobs", "trigger")
-        }
-        guard let origin = decodeOrigin(row.text(6)) else { throw .unreadable("erasure_jobs", "origin") }
-        var categories: [DataCategory] = []
-        for name in row.text(7).split(separator: ",") {
-            guard let category = DataCategory(canonicalName: String(name)) else {
-                throw .unreadable("erasure_jobs", "categories")
-            }
-            categories.append(category)
-        }
-        let plan = ErasureJobPlan(
-            policyReference: row.text(5), trigger: trigger, eventTime: Instant(millisecondsSinceEpoch: row.int64(4)),
-            origin: origin, categories: categories, targets: [],
-            notBefore: Instant(millisecondsSinceEpoch: row.int64(8)),
-            deadline: Instant(millisecondsSinceEpoch: row.int64(9)), cancelIfRelinked: row.bool(10),
-            basis: row.optionalText(11))
-        return JobRow(
-            id: row.int64(0), app: row.text(1), subject: row.text(2), plan: plan,
-            createdAt: Instant(millisecondsSinceEpoch: row.int64(12)), cancelledAt: instant(row, 13),
-            cancelReason: row.optionalText(14))
-    }
-
-    /// `rules[2]` or `retain[0]`, as ``ErasureJobOrigin/path`` writes it.
-    private static func decodeOrigin(_ text: String) -> ErasureJobOrigin? {
-        for (prefix, make) in [
-            ("rules[", { ErasureJobOrigin.rule(index: $0) }), ("retain[", { ErasureJobOrigin.retention(index: $0) }),
-        ] as [(String, (Int) -> ErasureJobOrigin)] where text.hasPrefix(prefix) && text.hasSuffix("]") {
-            guard let index = Int(text.dropFirst(prefix.count).dropLast()), index >= 0 else { return nil }
-            return make(index)
-        }
-        return nil
-    }
-
     private func steps(jobID: Int64) throws(PostgresError) -> [(ErasureStep, Instant?)] {
         var steps: [(ErasureStep, Instant?)] = []
         for row in try connection.query(
-            "SELECT \(Self.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID])
+            "SELECT \(ErasureJobRow.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID])
         {
-            guard let status = ErasureStepStatus(canonicalName: row.text(2)) else {
-                throw .unreadable("erasure_steps", "status")
-            }
-            let evidence = ErasureStepEvidence(
-                rowsAffected: row.optionalInt64(7).map { Int(truncatingIfNeeded: $0) },
-                verificationCount: row.optionalInt64(8).map { Int(truncatingIfNeeded: $0) },
-                responseStatus: row.optionalInt64(9).map { Int(truncatingIfNeeded: $0) },
-                errorCode: row.optionalText(10))
-            let step = ErasureStep(
-                target: row.text(1), status: status, attempts: row.int(3), nextAttemptAt: Self.instant(row, 4),
-                lastAttemptAt: Self.instant(row, 5), finishedAt: Self.instant(row, 6), evidence: evidence)
-            steps.append((step, Self.instant(row, 11)))
+            let decoded = try ErasureJobRow.decodeStep(row)
+            steps.append((decoded.step, decoded.startedAt))
         }
         return steps
     }
 
-    private func assemble(_ row: JobRow) throws(PostgresError) -> StoredErasureJob {
+    private func assemble(_ row: ErasureJobRow) throws(PostgresError) -> StoredErasureJob {
         let steps = try steps(jobID: row.id)
         var plan = row.plan
         plan.targets = steps.map(\.0.target)
@@ -101,14 +32,14 @@ extension PostgresAccess {
     }
 
     private func loadJob(id: Int64) throws(PostgresError) -> StoredErasureJob? {
-        try loadJobs("SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id = $1", [id]).first
+        try loadJobs("SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id = $1", [id]).first
     }
 
     private func loadJobs(
         _ sql: String, _ arguments: [any PostgresBindable]
     ) throws(PostgresError) -> [StoredErasureJob] {
         var jobs: [StoredErasureJob] = []
-        for row in try connection.query(sql, arguments) { jobs.append(try assemble(try Self.decodeJob(row))) }
+        for row in try connection.query(sql, arguments) { jobs.append(try assemble(try ErasureJobRow.decode(row))) }
         return jobs
     }
 
@@ -130,11 +61,11 @@ extension PostgresAccess {
             let after = afterID ?? Int64.min
             if let status {
                 return try loadJobs(
-                    "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
+                    "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
                     [status.rawValue, after, max(0, limit)])
             }
             return try loadJobs(
-                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE id > $1 ORDER BY id LIMIT $2",
+                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id > $1 ORDER BY id LIMIT $2",
                 [after, max(0, limit)])
         }
     }
@@ -142,7 +73,8 @@ extension PostgresAccess {
     func erasureJobs(app: String, subject: String) throws(StoreError) -> [StoredErasureJob] {
         try postgres {
             try loadJobs(
-                "SELECT \(Self.jobColumns) FROM erasure_jobs WHERE app = $1 AND sub = $2 ORDER BY id", [app, subject])
+                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE app = $1 AND sub = $2 ORDER BY id",
+                [app, subject])
         }
     }
 
@@ -191,7 +123,7 @@ extension PostgresAccess {
         try postgres {
             try loadJobs(
                 """
-                SELECT \(Self.jobColumns) FROM erasure_jobs
+                SELECT \(ErasureJobRow.columns) FROM erasure_jobs
                 WHERE cancelled_at_ms IS NULL AND id IN (
                     SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= $1)
                 ORDER BY id LIMIT $2
@@ -328,7 +260,7 @@ extension PostgresAccess {
             var cancelled: [Int64] = []
             for stored in try loadJobs(
                 """
-                SELECT \(Self.jobColumns) FROM erasure_jobs
+                SELECT \(ErasureJobRow.columns) FROM erasure_jobs
                 WHERE app = $1 AND sub = $2 AND status NOT IN ('completed', 'failed', 'cancelled', 'unverified')
                 ORDER BY id
                 """, [app, subject])

@@ -30,43 +30,14 @@ extension PostgresAccess {
             var rows: [StoredHistoryEntry] = []
             for row in try connection.query(
                 """
-                SELECT id, input_kind, identity, event_time_ms, received_at_ms, disposition, reason, from_state,
-                    to_state, effects, source, notification_id
+                SELECT \(HistoryRow.columns)
                 FROM account_history WHERE app = $1 AND sub = $2 ORDER BY id
                 """, [app, subject])
             {
-                rows.append(try Self.decodeHistory(row))
+                rows.append(try HistoryRow.decode(row))
             }
             return rows
         }
-    }
-
-    private static func decodeHistory(_ row: PostgresRow) throws(PostgresError) -> StoredHistoryEntry {
-        guard let kind = AccountInputKind(canonicalName: row.text(1)) else {
-            throw .unreadable("account_history", "input_kind")
-        }
-        guard let disposition = AccountDisposition(canonicalName: row.text(5), reason: row.optionalText(6)) else {
-            throw .unreadable("account_history", "disposition")
-        }
-        var fromState: AccountState?
-        if let name = row.optionalText(7) {
-            guard let state = AccountState(canonicalName: name) else {
-                throw .unreadable("account_history", "from_state")
-            }
-            fromState = state
-        }
-        guard let toState = AccountState(canonicalName: row.text(8)) else {
-            throw .unreadable("account_history", "to_state")
-        }
-        guard let effects = StoredEffectNames.decode(row.text(9)) else {
-            throw .unreadable("account_history", "effects")
-        }
-        let entry = AccountHistoryEntry(
-            identity: row.text(2), kind: kind, eventTime: Instant(millisecondsSinceEpoch: row.int64(3)),
-            receivedAt: Instant(millisecondsSinceEpoch: row.int64(4)), disposition: disposition,
-            fromState: fromState, toState: toState, effects: effects)
-        return StoredHistoryEntry(
-            id: row.int64(0), entry: entry, source: row.text(10), notificationID: row.optionalInt64(11))
     }
 
     /// Counts applied inputs only. The state columns are `COLLATE "C"`, so the order is SQLite's.

@@ -10,11 +10,6 @@ import LifecycleCore
 /// and its live lease excludes it. The per-account order is the same `NOT EXISTS` rule as on SQLite: an
 /// older message that is pending, leased or not, blocks the newer ones.
 extension PostgresAccess {
-    private static let outboxColumns = """
-        id, app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms, lease_owner, leased_until_ms,
-        last_attempt_at_ms, last_error, last_status_code, delivered_at_ms
-        """
-
     /// The same columns named through the table, for statements that join another relation with an `id`.
     private static let qualifiedOutboxColumns = """
         outbox.id, outbox.app, outbox.sub, outbox.kind, outbox.payload, outbox.status, outbox.attempts,
@@ -22,23 +17,10 @@ extension PostgresAccess {
         outbox.last_attempt_at_ms, outbox.last_error, outbox.last_status_code, outbox.delivered_at_ms
         """
 
-    private static func decodeOutbox(_ row: PostgresRow) throws(PostgresError) -> OutboxMessage {
-        guard let status = OutboxStatus(rawValue: row.text(5)) else { throw .unreadable("outbox", "status") }
-        func instant(_ column: Int) -> Instant? {
-            row.optionalInt64(column).map(Instant.init(millisecondsSinceEpoch:))
-        }
-        return OutboxMessage(
-            id: row.int64(0), app: row.text(1), subject: row.text(2), kind: row.text(3), payload: row.text(4),
-            status: status, attempts: row.int(6), createdAt: Instant(millisecondsSinceEpoch: row.int64(7)),
-            availableAt: Instant(millisecondsSinceEpoch: row.int64(8)), leaseOwner: row.optionalText(9),
-            leasedUntil: instant(10), lastAttemptAt: instant(11), lastError: row.optionalText(12),
-            lastStatusCode: row.optionalInt64(13).map { Int(truncatingIfNeeded: $0) }, deliveredAt: instant(14))
-    }
-
     private static func decodeAll(_ rows: [PostgresRow]) throws(PostgresError) -> [OutboxMessage] {
         var messages: [OutboxMessage] = []
         messages.reserveCapacity(rows.count)
-        for row in rows { messages.append(try decodeOutbox(row)) }
+        for row in rows { messages.append(try OutboxRow.decode(row)) }
         return messages
     }
 
@@ -156,11 +138,11 @@ extension PostgresAccess {
             let rows =
                 if let status {
                     try connection.query(
-                        "SELECT \(Self.outboxColumns) FROM outbox WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
+                        "SELECT \(OutboxRow.columns) FROM outbox WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
                         [status.rawValue, after, max(0, limit)])
                 } else {
                     try connection.query(
-                        "SELECT \(Self.outboxColumns) FROM outbox WHERE id > $1 ORDER BY id LIMIT $2",
+                        "SELECT \(OutboxRow.columns) FROM outbox WHERE id > $1 ORDER BY id LIMIT $2",
                         [after, max(0, limit)])
                 }
             return try Self.decodeAll(rows)
@@ -170,7 +152,7 @@ extension PostgresAccess {
     func outboxMessage(id: Int64) throws(StoreError) -> OutboxMessage? {
         try postgres {
             try Self.decodeAll(
-                connection.query("SELECT \(Self.outboxColumns) FROM outbox WHERE id = $1", [id])
+                connection.query("SELECT \(OutboxRow.columns) FROM outbox WHERE id = $1", [id])
             ).first
         }
     }

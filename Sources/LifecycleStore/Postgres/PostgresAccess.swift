@@ -21,47 +21,17 @@ final class PostgresAccess: StoreWriter {
 
     // MARK: Inbox
 
-    private static let notificationColumns = """
-        id, app, jti, audience, issuer, sub, type, event_time_ms, is_private_email, email, issued_at_ms,
-        expires_at_ms, key_id, accepted_expired, received_at_ms, body_sha256, source
-        """
-
-    private static func decodeNotification(_ row: PostgresRow) -> StoredNotification {
-        let event = AppleEvent(
-            type: AppleEventType(wireValue: row.text(6)),
-            subject: row.text(5),
-            eventTime: Instant(millisecondsSinceEpoch: row.int64(7)),
-            isPrivateEmail: row.optionalBool(8),
-            email: row.optionalText(9))
-        let notification = VerifiedNotification(
-            jti: row.text(2),
-            audience: row.text(3),
-            issuer: row.text(4),
-            issuedAt: Instant(millisecondsSinceEpoch: row.int64(10)),
-            expiresAt: row.optionalInt64(11).map(Instant.init(millisecondsSinceEpoch:)),
-            keyID: row.text(12),
-            event: event,
-            acceptedExpired: row.bool(13))
-        return StoredNotification(
-            id: row.int64(0),
-            app: row.text(1),
-            notification: notification,
-            receivedAt: Instant(millisecondsSinceEpoch: row.int64(14)),
-            bodySHA256: row.text(15),
-            source: row.text(16))
-    }
-
     func notification(jti: String) throws(StoreError) -> StoredNotification? {
         try postgres {
-            try connection.query("SELECT \(Self.notificationColumns) FROM notifications WHERE jti = $1", [jti])
-                .first.map(Self.decodeNotification)
+            try connection.query("SELECT \(NotificationRow.columns) FROM notifications WHERE jti = $1", [jti])
+                .first.map(NotificationRow.decode)
         }
     }
 
     func notification(id: Int64) throws(StoreError) -> StoredNotification? {
         try postgres {
-            try connection.query("SELECT \(Self.notificationColumns) FROM notifications WHERE id = $1", [id])
-                .first.map(Self.decodeNotification)
+            try connection.query("SELECT \(NotificationRow.columns) FROM notifications WHERE id = $1", [id])
+                .first.map(NotificationRow.decode)
         }
     }
 

@@ -2,44 +2,11 @@ import LifecycleCore
 
 /// Accounts: one row per (app, `sub`) holding the columns of ``AccountRecord``.
 extension SQLiteAccess {
-    private static let accountColumns = """
-        state, last_applied_event_time_ms, email_forwarding, email_forwarding_event_time_ms,
-        email_forwarding_input, access_event_time_ms, access_input, created_at_ms, updated_at_ms, deleted_at_ms,
-        deleted_by
-        """
-
-    /// Decodes the ``accountColumns`` starting at column `first`.
-    private static func decodeAccount(_ row: SQLiteStatement, from first: Int32) throws(SQLiteError) -> AccountRecord {
-        func instant(_ offset: Int32) -> Instant? {
-            row.optionalInt64(first + offset).map(Instant.init(millisecondsSinceEpoch:))
-        }
-        func kind(_ offset: Int32, _ column: String) throws(SQLiteError) -> AccountInputKind? {
-            guard let name = row.optionalText(first + offset) else { return nil }
-            guard let kind = AccountInputKind(canonicalName: name) else { throw .unreadable("accounts", column) }
-            return kind
-        }
-        guard let state = AccountState(canonicalName: row.text(first)) else {
-            throw .unreadable("accounts", "state")
-        }
-        return AccountRecord(
-            state: state,
-            lastAppliedEventTime: Instant(millisecondsSinceEpoch: row.int64(first + 1)),
-            emailForwarding: row.bool(first + 2),
-            emailForwardingEventTime: instant(3),
-            emailForwardingInput: try kind(4, "email_forwarding_input"),
-            accessEventTime: instant(5),
-            accessInput: try kind(6, "access_input"),
-            createdAt: Instant(millisecondsSinceEpoch: row.int64(first + 7)),
-            updatedAt: Instant(millisecondsSinceEpoch: row.int64(first + 8)),
-            deletedAt: instant(9),
-            deletedBy: try kind(10, "deleted_by"))
-    }
-
     func account(app: String, subject: String) throws(StoreError) -> AccountRecord? {
         try sqlite {
             try connection.firstRow(
-                "SELECT \(Self.accountColumns) FROM accounts WHERE app = ? AND sub = ?", [app, subject]
-            ) { row throws(SQLiteError) in try Self.decodeAccount(row, from: 0) }
+                "SELECT \(AccountRow.columns) FROM accounts WHERE app = ? AND sub = ?", [app, subject]
+            ) { row throws(SQLiteError) in try AccountRow.decode(row, from: 0) }
         }
     }
 
@@ -62,9 +29,9 @@ extension SQLiteAccess {
     ) throws(StoreError) -> [(subject: String, record: AccountRecord)] {
         try sqlite { () throws -> [(subject: String, record: AccountRecord)] in
             var page: [(subject: String, record: AccountRecord)] = []
-            let columns = "sub, \(Self.accountColumns)"
+            let columns = "sub, \(AccountRow.columns)"
             let decode = { (row: SQLiteStatement) throws(SQLiteError) in
-                page.append((subject: row.text(0), record: try Self.decodeAccount(row, from: 1)))
+                page.append((subject: row.text(0), record: try AccountRow.decode(row, from: 1)))
             }
             if let afterSubject {
                 try connection.forEachRow(
@@ -84,7 +51,7 @@ extension SQLiteAccess {
         try sqlite {
             try connection.execute(
                 """
-                INSERT INTO accounts (app, sub, \(Self.accountColumns))
+                INSERT INTO accounts (app, sub, \(AccountRow.columns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (app, sub) DO UPDATE SET
                     state = excluded.state,

@@ -8,24 +8,6 @@ import LifecycleCore
 /// `UPDATE`'s own `WHERE`, so no other statement runs between checking a message and leasing it. A
 /// PostgreSQL store gets the same guarantee with `SELECT ... FOR UPDATE SKIP LOCKED` on the same predicate.
 extension SQLiteAccess {
-    private static let outboxColumns = """
-        id, app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms, lease_owner, leased_until_ms,
-        last_attempt_at_ms, last_error, last_status_code, delivered_at_ms
-        """
-
-    private static func decodeOutbox(_ row: SQLiteStatement) throws(SQLiteError) -> OutboxMessage {
-        guard let status = OutboxStatus(rawValue: row.text(5)) else { throw .unreadable("outbox", "status") }
-        func instant(_ column: Int32) -> Instant? {
-            row.optionalInt64(column).map(Instant.init(millisecondsSinceEpoch:))
-        }
-        return OutboxMessage(
-            id: row.int64(0), app: row.text(1), subject: row.text(2), kind: row.text(3), payload: row.text(4),
-            status: status, attempts: row.int(6), createdAt: Instant(millisecondsSinceEpoch: row.int64(7)),
-            availableAt: Instant(millisecondsSinceEpoch: row.int64(8)), leaseOwner: row.optionalText(9),
-            leasedUntil: instant(10), lastAttemptAt: instant(11), lastError: row.optionalText(12),
-            lastStatusCode: row.optionalInt64(13).map { Int(truncatingIfNeeded: $0) }, deliveredAt: instant(14))
-    }
-
     /// "No older message of this account is still pending": the per-account order of delivery. Answered
     /// from the partial index `outbox_pending_account` (app, sub, id) WHERE status = 'pending'. Without
     /// statistics the planner prefers `outbox_status (status, id)` and walks every older pending message, so
@@ -70,11 +52,11 @@ extension SQLiteAccess {
                         AND \(Self.firstInLine)
                     ORDER BY o.available_at_ms, o.id
                     LIMIT ?4)
-                RETURNING \(Self.outboxColumns)
+                RETURNING \(OutboxRow.columns)
                 """,
                 [owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, limit]
             ) { row throws(SQLiteError) in
-                claimed.append(try Self.decodeOutbox(row))
+                claimed.append(try OutboxRow.decode(row))
             }
             // RETURNING yields rows in no promised order (https://www.sqlite.org/lang_returning.html §2.2).
             return claimed.sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }
@@ -139,14 +121,14 @@ extension SQLiteAccess {
         try sqlite { () throws -> [OutboxMessage] in
             var rows: [OutboxMessage] = []
             let after = afterID ?? Int64.min
-            let decode = { (row: SQLiteStatement) throws(SQLiteError) in rows.append(try Self.decodeOutbox(row)) }
+            let decode = { (row: SQLiteStatement) throws(SQLiteError) in rows.append(try OutboxRow.decode(row)) }
             if let status {
                 try connection.forEachRow(
-                    "SELECT \(Self.outboxColumns) FROM outbox WHERE status = ? AND id > ? ORDER BY id LIMIT ?",
+                    "SELECT \(OutboxRow.columns) FROM outbox WHERE status = ? AND id > ? ORDER BY id LIMIT ?",
                     [status.rawValue, after, max(0, limit)], decode)
             } else {
                 try connection.forEachRow(
-                    "SELECT \(Self.outboxColumns) FROM outbox WHERE id > ? ORDER BY id LIMIT ?",
+                    "SELECT \(OutboxRow.columns) FROM outbox WHERE id > ? ORDER BY id LIMIT ?",
                     [after, max(0, limit)], decode)
             }
             return rows
@@ -155,8 +137,8 @@ extension SQLiteAccess {
 
     func outboxMessage(id: Int64) throws(StoreError) -> OutboxMessage? {
         try sqlite {
-            try connection.firstRow("SELECT \(Self.outboxColumns) FROM outbox WHERE id = ?", [id]) {
-                row throws(SQLiteError) in try Self.decodeOutbox(row)
+            try connection.firstRow("SELECT \(OutboxRow.columns) FROM outbox WHERE id = ?", [id]) {
+                row throws(SQLiteError) in try OutboxRow.decode(row)
             }
         }
     }
