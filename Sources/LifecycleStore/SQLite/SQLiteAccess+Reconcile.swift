@@ -130,23 +130,7 @@ extension SQLiteAccess {
                 ORDER BY id LIMIT ?
                 """, [app, app, includeResolved, afterID ?? 0, max(0, limit)]
             ) { (row) throws(SQLiteError) in
-                guard let code = FindingCode(rawValue: row.text(2)),
-                    let severity = FindingSeverity(rawValue: row.text(3))
-                else { throw SQLiteError.unreadable("findings", "code") }
-                var window: FindingWindow?
-                if let from = row.optionalInt64(6), let to = row.optionalInt64(7) {
-                    window = FindingWindow(
-                        from: Instant(millisecondsSinceEpoch: from), to: Instant(millisecondsSinceEpoch: to))
-                }
-                rows.append(
-                    StoredFinding(
-                        id: row.int64(0), app: row.text(1),
-                        finding: Finding(
-                            code: code, severity: severity, subject: row.optionalText(4), detail: row.text(5),
-                            window: window),
-                        firstSeenAt: Instant(millisecondsSinceEpoch: row.int64(8)),
-                        lastSeenAt: Instant(millisecondsSinceEpoch: row.int64(9)), lastRunID: row.int64(10),
-                        resolvedAt: row.optionalInt64(11).map(Instant.init(millisecondsSinceEpoch:))))
+                rows.append(try FindingRow.decode(row))
             }
             return rows
         }
@@ -189,27 +173,7 @@ extension SQLiteAccess {
                     (Self.observedAccountsFirstPage, [app, max(0, limit)])
                 }
             try connection.forEachRow(sql, arguments) { (row) throws(SQLiteError) in
-                guard let state = AccountState(canonicalName: row.text(1)) else {
-                    throw SQLiteError.unreadable("accounts", "state")
-                }
-                let statuses = Set((row.optionalText(7) ?? "").split(separator: ",").map(String.init))
-                let erasure: ObservedErasureStatus =
-                    if statuses.isEmpty { .none } else if statuses.contains("failed") {
-                        .failed
-                    } else if statuses.contains("scheduled") || statuses.contains("running") {
-                        .pending
-                    } else if statuses.contains("unverified") { .unverified } else { .completed }
-                let pendingDeadline = row.optionalInt64(5)
-                let deadline = erasure == .pending ? pendingDeadline : row.optionalInt64(6)
-                let revoked =
-                    row.optionalText(4) == AccountInputKind.consentRevoked.rawValue
-                    || row.optionalText(4) == AccountInputKind.credentialsInvalid.rawValue
-                rows.append(
-                    ObservedAccount(
-                        subject: row.text(0), state: state,
-                        deletedAt: row.optionalInt64(2).map(Instant.init(millisecondsSinceEpoch:)),
-                        erasureDeadline: deadline.map(Instant.init(millisecondsSinceEpoch:)), erasureStatus: erasure,
-                        revokedAt: revoked ? row.optionalInt64(3).map(Instant.init(millisecondsSinceEpoch:)) : nil))
+                rows.append(try ObservedAccountRow.decode(row))
             }
             return rows
         }
