@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 
 /// The built `lifecycle` executable run as a separate process, for what only a real process shows: a
-/// `kill -9` in the middle of work, and exit statuses.
+/// `kill -9` in the middle of work, signals, background work with nothing else running, and exit statuses.
 struct LifecycleProcess {
     let process: Process
 
@@ -20,14 +20,84 @@ struct LifecycleProcess {
         return root.appendingPathComponent(".build/debug/lifecycle")
     }
 
+    /// The test process's environment without the `LIFECYCLE_*` variables (a developer's `LIFECYCLE_CONFIG`
+    /// must not leak into a test), plus `extra`.
+    static func environment(_ extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIFECYCLE_") }
+        for (name, value) in extra { environment[name] = value }
+        return environment
+    }
+
     static func serve(configurationFile: String) throws -> LifecycleProcess {
+        try start(["serve", "--config", configurationFile])
+    }
+
+    /// Starts `lifecycle ARGUMENTS…`; standard error goes to `standardError` (a file, appended) or nowhere.
+    static func start(
+        _ arguments: [String], environment extra: [String: String] = [:], standardError: String? = nil
+    ) throws -> LifecycleProcess {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["serve", "--config", configurationFile]
-        process.standardError = FileHandle.nullDevice
+        process.arguments = arguments
+        process.environment = environment(extra)
         process.standardOutput = FileHandle.nullDevice
+        if let standardError {
+            if !FileManager.default.fileExists(atPath: standardError) {
+                _ = FileManager.default.createFile(atPath: standardError, contents: nil)
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: standardError))
+            handle.seekToEndOfFile()
+            process.standardError = handle
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return LifecycleProcess(process: process)
+    }
+
+    /// What a command printed and how it exited.
+    struct Finished: Sendable, CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+
+        var errorLines: [Substring] { errors.split(separator: "\n") }
+        var description: String { "exit \(status), stdout: \(output.prefix(2000)), stderr: \(errors.prefix(2000))" }
+    }
+
+    /// Runs `lifecycle ARGUMENTS…` to the end, in `directory` when given, capturing both outputs through files
+    /// (a pipe could fill up and stall the child while nobody reads it). A command still running after
+    /// `timeout` is killed (exit status 137 then): a test must never hang on one.
+    static func run(
+        _ arguments: [String], environment extra: [String: String] = [:], directory: String? = nil,
+        timeout: Duration = .seconds(120)
+    ) async throws -> Finished {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lifecycle-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outFile = scratch.appendingPathComponent("out")
+        let errFile = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment(extra)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        try process.run()
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        }
+        let status = await LifecycleProcess(process: process).waitForExit()
+        watchdog.cancel()
+        return Finished(
+            status: status, output: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 
     /// Polls `/readyz` until the server answers 200.

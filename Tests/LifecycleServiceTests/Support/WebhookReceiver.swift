@@ -22,17 +22,19 @@ final class WebhookReceiver: Sendable {
     let server: HTTPServer
     let log = DeliveryLog()
 
-    /// Starts on `port` (0 = any free port).
-    init(port: Int = 0, status: HTTPStatus = .noContent) throws {
+    /// Starts on `port` (0 = any free port). The first requests are answered with `first`, in order, the
+    /// rest with `status`.
+    init(port: Int = 0, status: HTTPStatus = .noContent, first: [HTTPStatus] = []) throws {
         let log = self.log
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port)) { request in
-            log.items.withLock {
-                $0.append(
+            let count = log.items.withLock { items in
+                items.append(
                     Delivery(
                         id: request.headers["webhook-id"] ?? "", timestamp: request.headers["webhook-timestamp"] ?? "",
                         signature: request.headers["webhook-signature"] ?? "", body: request.body))
+                return items.count
             }
-            return .empty(status)
+            return .empty(count <= first.count ? first[count - 1] : status)
         }
         try server.start()
     }
@@ -40,6 +42,13 @@ final class WebhookReceiver: Sendable {
     var port: Int { server.boundPort ?? 0 }
     var url: String { "http://127.0.0.1:\(port)/hooks/lifecycle" }
     var received: [Delivery] { log.items.withLock { $0 } }
+
+    /// Whether `delivery` carries a valid Standard Webhooks signature under `secret`.
+    static func isSigned(_ delivery: Delivery, secret: String) -> Bool {
+        guard let timestamp = Int64(delivery.timestamp) else { return false }
+        return WebhookSigner(secret: Array(secret.utf8)).verify(
+            id: delivery.id, timestamp: timestamp, body: delivery.body, signatureHeader: delivery.signature)
+    }
 
     func stop() async { await server.shutdown() }
 

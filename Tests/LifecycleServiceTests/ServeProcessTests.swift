@@ -1,0 +1,486 @@
+import AppleNotifications
+import Foundation
+import HTTP
+import LifecycleCore
+import TestSupport
+import Testing
+
+@testable import LifecycleService
+
+/// What `lifecycle serve` does on its own and on a signal, proved on the real process (the built executable,
+/// ``ServeFixture``) and observed only from outside: files, the admin API, `/metrics`, the log file, exit
+/// statuses and `lifecycle` commands. Each behaviour the README or `serve --help` claims for the background
+/// or for a signal is listed here with the test that proves it; a new one is added to this list and to this
+/// file.
+///
+/// Background work, with nothing but `serve` running:
+/// - the outbox delivers signed webhooks (`outbox.*`) ............................ `backgroundWork`
+/// - `webhook-id` is unique across stores and instances and stable across retries  `webhookIDs`
+/// - the erasure runner executes due steps (`erasure.runInServe`) ................ `backgroundWork`
+/// - a heartbeat every `reconcile.heartbeatSeconds` (`lifecycle_heartbeats_total`)  `backgroundWork`
+/// - at `reconcile.dailyAt` in `reconcile.timeZone` (whatever `erasure.runInServe` says) the reconcile runs,
+///   then every app's reports for the day, which `lifecycle report verify` accepts  `scheduledReconcile`
+/// - several instances on one PostgreSQL database: exactly one writes the day's reports, and one that reaches
+///   the schedule later the same day does not write them again ................ `dailyReportsOncePerDay`
+///
+/// Signals:
+/// - SIGTERM and SIGINT: stop accepting, finish what is in flight, exit 0 ...... every test's `stop()`,
+///   `interruptStops`
+/// - SIGHUP adds an app with its webhook and erasure mapping ..................... `reloadAddsApp`
+/// - SIGHUP removes an app: its notifications get `400 invalid_audience` ........ `reloadRemovesApp`
+/// - SIGHUP: a changed webhook URL or secret is used for the next delivery ....... `reloadChangesWebhook`
+/// - SIGHUP: a changed policy applies to jobs scheduled after the reload only .... `reloadChangesPolicy`
+/// - SIGHUP with an invalid file keeps the running configuration, one log line and
+///   `lifecycle_config_reloads_total{result="refused"}` ........................... `reloadRefusesInvalidFile`
+/// - SIGHUP re-fetches the key set ............................................... `reloadFetchesKeys`
+/// - SIGHUP reloads the TLS certificate for new connections ....................... `reloadsCertificate`
+///
+/// The reconcile lock of a killed run (`kill -9` of `lifecycle reconcile`): `ReconcileLockTests`. Leases
+/// taken over from a `serve` killed with `kill -9`, and the stop that leaves the rest of a backlog to leases:
+/// `MultiInstanceTests`.
+@Suite("serve in the background and on signals, as a real process")
+struct ServeProcessTests {
+    static let subject = "001234.0123456789abcdef0123456789abcdef.0101"
+    static let otherSubject = "009999.fedcba9876543210fedcba9876543210.0202"
+    static let webhookSecret = "whsec_" + Data("serve-fixture-webhook-secret-one".utf8).base64EncodedString()
+    static let otherSecret = "whsec_" + Data("serve-fixture-webhook-secret-two".utf8).base64EncodedString()
+
+    /// Short delays so background work happens within a test.
+    static let quickWork: JSONObject = [
+        "outbox": [
+            "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100, "leaseSeconds": 5,
+        ],
+        "erasure": [
+            "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100, "leaseSeconds": 30,
+            "runInServe": true,
+        ],
+    ]
+
+    static func merged(_ base: JSONObject, _ extra: JSONObject) -> JSONObject {
+        var result = base
+        for member in extra { result[member.key] = member.value }
+        return result
+    }
+
+    // MARK: Background work
+
+    @Test(
+        "with nothing but serve running: the webhook is delivered signed, the erasure job runs, heartbeats are recorded"
+    )
+    func backgroundWork() async throws {
+        let receiver = try WebhookReceiver()
+        let fixture = try await ServeFixture(
+            apps: [
+                ServeFixture.app(
+                    webhook: receiver.url, erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))
+            ], extra: Self.merged(Self.quickWork, ["reconcile": ["heartbeatSeconds": 1]]))
+        try fixture.writeSecret(Self.webhookSecret, to: "secrets/shop-webhook")
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject, Self.otherSubject])
+        try await fixture.start()
+
+        let answer = try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject))
+        #expect(answer.status == 200)
+
+        let deliveries = await receiver.waitFor(1)
+        #expect(deliveries.count == 1)
+        if let delivery = deliveries.first {
+            #expect(WebhookReceiver.isSigned(delivery, secret: Self.webhookSecret))
+            #expect(delivery.json?["type"] == "account.sessions.terminate")
+            #expect(delivery.json?["data"]?["sub"]?.stringValue == Self.subject)
+        }
+        let erased = await eventually(timeout: .seconds(15)) {
+            let jobs = try? await fixture.admin("GET", "/v1/jobs")
+            return jobs?.json?["jobs"]?.arrayValue?.first?["status"] == "completed"
+        }
+        #expect(erased, "the erasure job completed without any command")
+        #expect(try fixture.usersLeft(Self.subject, in: "app.sqlite") == 0)
+        #expect(try fixture.usersLeft(Self.otherSubject, in: "app.sqlite") == 1)
+
+        let first = try await fixture.metric("lifecycle_heartbeats_total") ?? 0
+        let beating = await eventually(timeout: .seconds(10)) {
+            (try? await fixture.metric("lifecycle_heartbeats_total") ?? 0) ?? 0 >= first + 2
+        }
+        #expect(beating, "heartbeats every reconcile.heartbeatSeconds")
+        #expect(try await fixture.metric("lifecycle_last_heartbeat_timestamp_seconds") ?? 0 > 0)
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+
+    @Test("webhook-id: two fresh stores given the same notifications use different ids; a retry keeps its id")
+    func webhookIDs() async throws {
+        // The first two requests fail, so the first message of each instance is delivered twice.
+        let receiver = try WebhookReceiver(first: [.serviceUnavailable])
+        var fixtures: [ServeFixture] = []
+        for _ in 0..<2 {
+            let fixture = try await ServeFixture(
+                apps: [ServeFixture.app(webhook: receiver.url)], extra: Self.quickWork)
+            try fixture.writeSecret(Self.webhookSecret, to: "secrets/shop-webhook")
+            try await fixture.start()
+            fixtures.append(fixture)
+        }
+        let subjects = ["000001.aaaa.0001", "000002.bbbb.0002", "000003.cccc.0003"]
+        for (index, fixture) in fixtures.enumerated() {
+            for subject in subjects {
+                #expect(
+                    try await fixture.post(fixture.notification(type: "consent-revoked", subject: subject)).status
+                        == 200)
+            }
+            // One instance at a time, so the receiver's first (failed) answer goes to the first instance.
+            let expected = subjects.count * (index + 1)
+            _ = await eventually(timeout: .seconds(10)) { Set(receiver.received.map(\.id)).count >= expected }
+        }
+        let deliveries = await receiver.waitFor(subjects.count * 2 + 1)
+        let ids = deliveries.map(\.id)
+        #expect(Set(ids).count == subjects.count * 2, "six messages, six ids: \(ids)")
+        #expect(ids.allSatisfy { $0.hasPrefix("msg_") && $0.count > "msg_".count + 16 })
+        let retried = try #require(deliveries.first)
+        let again = deliveries.dropFirst().filter { $0.id == retried.id }
+        #expect(again.count == 1, "the failed first delivery was retried under the same webhook-id")
+        #expect(again.first?.body == retried.body)
+        for fixture in fixtures { #expect(await fixture.stop() == [0]) }
+        await receiver.stop()
+    }
+
+    // MARK: Scheduled reconcile and daily reports
+
+    /// The next 03:15 in Seoul, and a clock offset that puts the processes `lead` seconds before it.
+    static func scheduleAhead(lead: Int64) -> (dailyAt: String, zone: String, offset: Int64, day: String) {
+        let zone = TimeZone(identifier: "Asia/Seoul")!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let now = Date()
+        let next = calendar.nextDate(
+            after: now.addingTimeInterval(Double(lead) + 30), matching: DateComponents(hour: 3, minute: 15, second: 0),
+            matchingPolicy: .nextTime)!
+        let offset = Int64(next.timeIntervalSince(now).rounded()) - lead
+        let day = calendar.dateComponents([.year, .month, .day], from: next)
+        let name = String(format: "%04d-%02d-%02d", day.year!, day.month!, day.day!)
+        return ("03:15", zone.identifier, offset, name)
+    }
+
+    @Test(
+        "at reconcile.dailyAt serve reconciles, then writes every app's reports for the day, which report verify accepts (erasure.runInServe false)"
+    )
+    func scheduledReconcile() async throws {
+        let schedule = Self.scheduleAhead(lead: 6)
+        let fixture = try await ServeFixture(
+            apps: [
+                ServeFixture.app(
+                    erasureTargets: ServeFixture.sqliteTarget("app.sqlite"),
+                    records: ["type": "jsonl", "path": "records.jsonl"]),
+                ServeFixture.app(id: "blog", clientID: "com.example.blog"),
+            ],
+            extra: [
+                "erasure": ["runInServe": false],
+                "reconcile": ["dailyAt": .string(schedule.dailyAt), "timeZone": .string(schedule.zone)],
+            ],
+            clockOffsetSeconds: schedule.offset)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        // A subject only the app knows: the reconcile's finding shows it ran.
+        try #"{"sub": "000777.unknown.0777"}"#.write(
+            toFile: fixture.directory.file("records.jsonl"), atomically: true, encoding: .utf8)
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
+        #expect(fixture.reportFiles().isEmpty, "nothing before the schedule")
+
+        let written = await eventually(timeout: .seconds(40)) {
+            let files = fixture.reportFiles()
+            return files.contains("shop/manifest.jsonl") && files.contains("blog/manifest.jsonl")
+        }
+        #expect(written, "reports of both apps after the scheduled reconcile: \(fixture.reportFiles())")
+        let findings = try await fixture.admin("GET", "/v1/findings?app=shop")
+        #expect(findings.json?["findings"]?.arrayValue?.contains { $0["code"] == "unknown-to-service" } == true)
+        let files = fixture.reportFiles()
+        #expect(files.contains { $0.hasPrefix("shop/") && $0.hasSuffix("-deletion-compliance.json") })
+        #expect(files.contains { $0.hasPrefix("blog/") && $0.hasSuffix("-deletion-compliance.html") })
+        if let report = files.first(where: { $0.hasPrefix("shop/") && $0.hasSuffix(".json") }) {
+            let text = try String(contentsOfFile: fixture.directory.file("reports/" + report), encoding: .utf8)
+            #expect(text.contains("unknown-to-service"), "the report carries the reconcile that ran before it")
+        }
+        let verified = try await fixture.lifecycle(["report", "verify", "--config", fixture.configurationFile])
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.output.contains("verified 2 reports in 2 manifests"), "\(verified)")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "two serve instances on one PostgreSQL: exactly one writes the day's reports; the one reaching the schedule later that day does not write them again",
+        .enabled(if: HarnessStore.postgresServer != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)")
+    )
+    func dailyReportsOncePerDay() async throws {
+        let server = try #require(HarnessStore.postgresServer)
+        let database = try await PostgresTestDatabase.create(serverURL: server)
+        do {
+            try await dailyReportsOncePerDay(databaseURL: database.url)
+            await database.drop()
+        } catch {
+            await database.drop()
+            throw error
+        }
+    }
+
+    private func dailyReportsOncePerDay(databaseURL: String) async throws {
+        let schedule = Self.scheduleAhead(lead: 6)
+        var instances: [ServeFixture] = []
+        // The second instance's clock is 8 s behind: it reaches 03:15 after the first has written the reports.
+        for lag: Int64 in [0, 8] {
+            let fixture = try await ServeFixture(
+                apps: [ServeFixture.app(), ServeFixture.app(id: "blog", clientID: "com.example.blog")],
+                extra: [
+                    "storage": ["url": .string(databaseURL)],
+                    "reconcile": ["dailyAt": .string(schedule.dailyAt), "timeZone": .string(schedule.zone)],
+                ],
+                clockOffsetSeconds: schedule.offset - lag)
+            try await fixture.start()
+            instances.append(fixture)
+        }
+        let (first, later) = (instances[0], instances[1])
+        let written = await eventually(timeout: .seconds(40)) {
+            first.reportFiles().contains("shop/manifest.jsonl") && first.reportFiles().contains("blog/manifest.jsonl")
+        }
+        #expect(written, "the first instance wrote the day's reports: \(first.reportFiles())")
+        let skipped = await eventually(timeout: .seconds(40)) { !later.logEvents("report.skipped").isEmpty }
+        #expect(skipped, "the later instance reached the schedule and skipped the reports")
+        #expect(later.reportFiles().isEmpty, "written once for the day: \(later.reportFiles())")
+        #expect(later.logEvents("report.skipped").first?["day"]?.stringValue == schedule.day)
+        for app in ["shop", "blog"] {
+            let manifest = try String(
+                contentsOfFile: first.directory.file("reports/\(app)/manifest.jsonl"), encoding: .utf8)
+            #expect(manifest.split(separator: "\n").count == 1, "\(app): one manifest line")
+        }
+        let verified = try await first.lifecycle(["report", "verify", "--config", first.configurationFile])
+        #expect(verified.status == 0, "\(verified)")
+        for fixture in instances { #expect(await fixture.stop() == [0]) }
+    }
+
+    // MARK: Signals
+
+    @Test("SIGINT stops serve like SIGTERM: exit 0")
+    func interruptStops() async throws {
+        let fixture = try await ServeFixture()
+        let process = try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        process.kill(signal: SIGINT)
+        #expect(await process.waitForExit() == 0)
+        #expect(!fixture.logEvents("serve.stopped").isEmpty)
+    }
+
+    @Test(
+        "SIGHUP adding an app with a webhook and an erasure mapping: its next notification gets a signed webhook and its erasure job"
+    )
+    func reloadAddsApp() async throws {
+        let receiver = try WebhookReceiver()
+        let fixture = try await ServeFixture(apps: [ServeFixture.app()], extra: Self.quickWork)
+        let process = try await fixture.start()
+        let blogBefore = try await fixture.post(
+            fixture.notification(type: "account-delete", subject: Self.subject, audience: "com.example.blog"))
+        #expect(blogBefore.status == 400, "not configured yet")
+
+        try fixture.writeSecret(Self.otherSecret, to: "secrets/blog-webhook")
+        try fixture.createAppDatabase("blog.sqlite", subjects: [Self.subject])
+        try fixture.updateConfiguration { config in
+            config["apps"] = [
+                ServeFixture.app(),
+                ServeFixture.app(
+                    id: "blog", clientID: "com.example.blog", webhook: receiver.url,
+                    erasureTargets: ServeFixture.sqliteTarget("blog.sqlite")),
+            ]
+        }
+        try await fixture.reload(process)
+
+        let answer = try await fixture.post(
+            fixture.notification(type: "account-delete", subject: Self.subject, audience: "com.example.blog"))
+        #expect(answer.status == 200)
+        let deliveries = await receiver.waitFor(1)
+        #expect(deliveries.first?.json?["data"]?["app"] == "blog")
+        #expect(deliveries.first.map { WebhookReceiver.isSigned($0, secret: Self.otherSecret) } == true)
+        let erased = await eventually(timeout: .seconds(15)) {
+            let jobs = try? await fixture.admin("GET", "/v1/jobs")
+            return jobs?.json?["jobs"]?.arrayValue?.contains { $0["app"] == "blog" && $0["status"] == "completed" }
+                == true
+        }
+        #expect(erased, "the added app's erasure job was scheduled and run")
+        #expect(try fixture.usersLeft(Self.subject, in: "blog.sqlite") == 0)
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+
+    @Test("SIGHUP removing an app: its notifications are answered 400 invalid_audience, the other app's still 200")
+    func reloadRemovesApp() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(), ServeFixture.app(id: "blog", clientID: "com.example.blog")])
+        let process = try await fixture.start()
+        #expect(
+            try await fixture.post(
+                fixture.notification(type: "consent-revoked", subject: Self.subject, audience: "com.example.blog")
+            ).status == 200)
+        try fixture.updateConfiguration { $0["apps"] = [ServeFixture.app()] }
+        try await fixture.reload(process)
+        let refused = try await fixture.post(
+            fixture.notification(type: "consent-revoked", subject: Self.otherSubject, audience: "com.example.blog"))
+        #expect(refused.status == 400)
+        #expect(refused.json?["code"] == "invalid_audience")
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.otherSubject)).status
+                == 200)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("SIGHUP: a changed webhook URL, then a changed secret, is used for the next delivery")
+    func reloadChangesWebhook() async throws {
+        let first = try WebhookReceiver()
+        let second = try WebhookReceiver()
+        let fixture = try await ServeFixture(apps: [ServeFixture.app(webhook: first.url)], extra: Self.quickWork)
+        try fixture.writeSecret(Self.webhookSecret, to: "secrets/shop-webhook")
+        let process = try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: "000001.a.0001")).status
+                == 200)
+        #expect(await first.waitFor(1).count == 1)
+
+        try fixture.updateConfiguration { $0["apps"] = [ServeFixture.app(webhook: second.url)] }
+        try await fixture.reload(process)
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: "000002.b.0002")).status
+                == 200)
+        let moved = await second.waitFor(1)
+        #expect(moved.count == 1, "delivered to the new URL")
+        #expect(moved.first.map { WebhookReceiver.isSigned($0, secret: Self.webhookSecret) } == true)
+
+        try fixture.writeSecret(Self.otherSecret, to: "secrets/shop-webhook")
+        try await fixture.reload(process)
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: "000003.c.0003")).status
+                == 200)
+        let rotated = await second.waitFor(2)
+        #expect(rotated.count == 2)
+        #expect(
+            rotated.last.map { WebhookReceiver.isSigned($0, secret: Self.otherSecret) } == true,
+            "signed with the new secret")
+        #expect(first.received.count == 1, "nothing more went to the old URL")
+        #expect(await fixture.stop() == [0])
+        await first.stop()
+        await second.stop()
+    }
+
+    @Test(
+        "SIGHUP: a changed policy applies to jobs scheduled after the reload; a job scheduled before keeps its policy and deadline"
+    )
+    func reloadChangesPolicy() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
+            extra: ["erasure": ["runInServe": false]])
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject, Self.otherSubject])
+        let process = try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
+        let before = try #require(try await fixture.admin("GET", "/v1/jobs").json?["jobs"]?.arrayValue?.first)
+
+        try fixture.writePolicy(ServeFixture.immediatePolicy(version: 2, within: "P10D"))
+        try await fixture.reload(process)
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.otherSubject)).status
+                == 200)
+        let jobs = try #require(try await fixture.admin("GET", "/v1/jobs").json?["jobs"]?.arrayValue)
+        #expect(jobs.count == 2)
+        #expect(jobs.first == before, "the job scheduled before the reload is unchanged")
+        let after = try #require(jobs.last)
+        #expect(before["policy"]?.stringValue?.hasPrefix("immediate@1#") == true)
+        #expect(after["policy"]?.stringValue?.hasPrefix("immediate@2#") == true, "\(after)")
+        let deadline = { (job: JSONValue) in
+            (ISO8601Format.parse(job["deadline"]?.stringValue ?? "")?.millisecondsSinceEpoch ?? 0)
+                - (ISO8601Format.parse(job["event_time"]?.stringValue ?? "")?.millisecondsSinceEpoch ?? 0)
+        }
+        #expect(deadline(after) == 10 * 86_400_000, "the new policy's 10 days")
+        #expect(deadline(before) >= 28 * 86_400_000, "the old policy's month")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "SIGHUP with an invalid file keeps the running configuration entirely and says why in one log line and a metric"
+    )
+    func reloadRefusesInvalidFile() async throws {
+        let first = try WebhookReceiver()
+        let second = try WebhookReceiver()
+        let fixture = try await ServeFixture(apps: [ServeFixture.app(webhook: first.url)], extra: Self.quickWork)
+        try fixture.writeSecret(Self.webhookSecret, to: "secrets/shop-webhook")
+        let process = try await fixture.start()
+        // Valid JSON that parses, but the added app's webhook has no secret: the whole file is refused, including
+        // the webhook URL change of the first app.
+        try fixture.updateConfiguration { config in
+            config["apps"] = [
+                ServeFixture.app(webhook: second.url),
+                ServeFixture.app(
+                    id: "blog", clientID: "com.example.blog", webhook: second.url, secretFile: "secrets/missing"),
+            ]
+        }
+        try await fixture.reload(process, expecting: "refused")
+        let refusals = fixture.logEvents("reload.refused")
+        #expect(refusals.count == 1)
+        #expect(refusals.first?["error"]?.stringValue?.contains("apps[blog].webhook.secretFile") == true, "\(refusals)")
+        #expect(try await fixture.metric("lifecycle_config_reloads_total", ["result": "refused"]) == 1)
+
+        let blog = try await fixture.post(
+            fixture.notification(type: "consent-revoked", subject: Self.subject, audience: "com.example.blog"))
+        #expect(blog.status == 400, "the refused file's new app is not served")
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        #expect(await first.waitFor(1).count == 1, "the running webhook URL is still used")
+        #expect(second.received.isEmpty)
+
+        try "{ not json".write(toFile: fixture.configurationFile, atomically: true, encoding: .utf8)
+        try await fixture.reload(process, expecting: "refused")
+        #expect(try await fixture.metric("lifecycle_config_reloads_total", ["result": "refused"]) == 2)
+        #expect(fixture.logEvents("reload.refused").count == 2)
+        #expect(await fixture.stop() == [0])
+        await first.stop()
+        await second.stop()
+    }
+
+    @Test("SIGHUP re-fetches the key set: a token signed by a key added to the JWKS is accepted after the reload")
+    func reloadFetchesKeys() async throws {
+        let fixture = try await ServeFixture()
+        let process = try await fixture.start()
+        let newKey = TestTokenFactory(key: TestKeys.fresh(), keyID: "second-key")
+        func signedByNewKey(_ subject: String) -> [UInt8] {
+            let event = TestTokenFactory.event(
+                type: "consent-revoked", subject: subject, eventTime: .integer(fixture.now.millisecondsSinceEpoch))
+            let claims = TestTokenFactory.claims(
+                event: event, audience: ServeFixture.clientID, issuedAt: fixture.now,
+                overrides: ["jti": .string(NotificationSigner.makeJTI())])
+            return NotificationBody.encode(jws: newKey.token(claims: claims))
+        }
+        #expect(try await fixture.post(signedByNewKey(Self.subject)).status != 200)
+        let both = JWKSet(keys: fixture.tokens.jwks.keys + newKey.jwks.keys)
+        try Data(both.encoded()).write(to: URL(fileURLWithPath: fixture.directory.file("jwks.json")))
+        try await fixture.reload(process)
+        #expect(try await fixture.post(signedByNewKey(Self.otherSubject)).status == 200)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("SIGHUP reloads the TLS certificate: new connections get the new one (readyz days until expiry)")
+    func reloadsCertificate() async throws {
+        let fixture = try await ServeFixture(tls: true)
+        let process = try await fixture.start()
+        let before = try await fixture.publicClient().get("/readyz")
+        let beforeDays = JSONValue.parseIfValid(before.body)?["certificateDaysUntilExpiry"]?.integerValue ?? 0
+        #expect(beforeDays > 30)
+
+        let authority = try #require(fixture.authority)
+        let shortLived = try DevelopmentCertificates.issue(
+            DevelopmentCertificates.Request(
+                commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"], validUntil: 5 * 86_400),
+            signedBy: authority)
+        try shortLived.certificatePEM.write(
+            toFile: fixture.directory.file("server.crt"), atomically: true, encoding: .utf8)
+        try shortLived.privateKeyPEM.write(
+            toFile: fixture.directory.file("server.key"), atomically: true, encoding: .utf8)
+        try await fixture.reload(process)
+        let after = try await fixture.publicClient().get("/readyz")
+        let afterDays = JSONValue.parseIfValid(after.body)?["certificateDaysUntilExpiry"]?.integerValue ?? 99
+        #expect(afterDays <= 5)
+        #expect(await fixture.stop() == [0])
+    }
+}
