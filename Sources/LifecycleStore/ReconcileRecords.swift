@@ -1,11 +1,28 @@
 import LifecycleCore
 
 /// The outcome of asking to start a reconcile run: only one runs at a time across every process sharing the
-/// store. A run whose process died stops counting once its lease has run out.
+/// store. A run whose process died stops counting once its lease has run out, or at once when it is marked
+/// abandoned (``StoreWriter/abandonReconcileRun(id:at:reason:)``).
 public enum ReconcileRunClaim: Sendable, Hashable {
     case started(id: Int64)
-    /// Another run holds the lock; when it started and until when its lease holds.
-    case busy(startedAt: Instant, leasedUntil: Instant)
+    /// Another run holds the lock.
+    case busy(ReconcileRunHolder)
+}
+
+/// The run that holds the reconcile lock: which one, whose (its owner, `host:pid:start` for the service's
+/// own processes), since when and until when its lease holds.
+public struct ReconcileRunHolder: Sendable, Hashable {
+    public var id: Int64
+    public var owner: String
+    public var startedAt: Instant
+    public var leasedUntil: Instant
+
+    public init(id: Int64, owner: String, startedAt: Instant, leasedUntil: Instant) {
+        self.id = id
+        self.owner = owner
+        self.startedAt = startedAt
+        self.leasedUntil = leasedUntil
+    }
 }
 
 public enum ReconcileRunStatus: String, Sendable, Hashable, CaseIterable {

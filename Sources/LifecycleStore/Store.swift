@@ -108,6 +108,11 @@ public protocol StoreReader {
     func observedAccounts(app: String, afterSubject: String?, limit: Int) throws -> [ObservedAccount]
     /// Accounts of the app that are not deleted.
     func liveAccountCount(app: String) throws -> Int
+
+    // MARK: Daily reports
+
+    /// The record that the app's reports for `day` were written, nil while they are not.
+    func dailyReport(day: String, app: String) throws -> DailyReportRecord?
 }
 
 /// Changes available inside ``Store/write(_:)``.
@@ -218,6 +223,11 @@ public protocol StoreWriter: StoreReader {
     /// A `running` run whose lease expired is marked `abandoned` first, so a crashed run never blocks.
     func beginReconcileRun(app: String?, owner: String, at instant: Instant, leaseUntil: Instant) throws
         -> ReconcileRunClaim
+    /// Marks the `running` run `id` abandoned with `reason`, releasing the lock before its lease ends: for a
+    /// caller that knows the holder's process is gone.
+    /// - Returns: false when `id` is not running (finished, or already taken over).
+    @discardableResult
+    func abandonReconcileRun(id: Int64, at instant: Instant, reason: String) throws -> Bool
     func renewReconcileRun(id: Int64, leaseUntil: Instant) throws
     func finishReconcileRun(
         id: Int64, status: ReconcileRunStatus, at instant: Instant, summary: String?, error: String?)
@@ -228,6 +238,14 @@ public protocol StoreWriter: StoreReader {
     /// Marks the app's open findings that run `runID` did not see again as resolved; returns how many.
     @discardableResult
     func resolveFindings(app: String, notSeenInRun runID: Int64, at instant: Instant) throws -> Int
+
+    // MARK: Daily reports
+
+    /// Records that the reports of `record.app` for `record.day` were written, unless that is recorded
+    /// already (decided by the primary key, so two instances cannot both record one day).
+    /// - Returns: false when the day was already recorded (nothing changed).
+    @discardableResult
+    func recordDailyReport(_ record: DailyReportRecord) throws -> Bool
 }
 
 extension StoreReader {

@@ -48,6 +48,10 @@ struct ConfigurationTests {
             ["apps": [["id": "shop", "clientIds": ["a"]]], "storage": ["url": "mysql://x"]],
             "storage.url: unsupported storage URL scheme"
         ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "reconcile": ["heartbeatSeconds": 300]],
+            "reconcile.heartbeatSeconds: 300 is not shorter than gapThresholdSeconds"
+        ),
     ]
 
     @Test("a mistake fails with one line naming the field and the fix", arguments: mistakes)

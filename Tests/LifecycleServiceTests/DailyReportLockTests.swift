@@ -20,7 +20,7 @@ struct DailyReportLockTests {
             // Another instance: a second store on the same database, holding the lock.
             let other = try await ServiceContext.openStore(try harness.configuration.storage)
             let held: Bool? = try await other.withExclusiveLock(named: ServiceRuntime.dailyReportLock) {
-                await service.generateDailyReports()
+                await service.writeDailyReports(day: "2026-11-29")
                 return true
             }
             await other.close()
@@ -28,9 +28,15 @@ struct DailyReportLockTests {
             #expect(ReportPipelineTests.reportFiles(reports).isEmpty, "nothing written while the lock is taken")
             #expect(harness.log.contains("\"report.skipped\""))
 
-            await service.generateDailyReports()
+            await service.writeDailyReports(day: "2026-11-29")
             #expect(ReportPipelineTests.reportFiles(reports).contains { $0.hasSuffix(".json") })
             #expect(harness.log.contains("\"report.generated\""))
+
+            // The day is recorded as written: the schedule reaching it again writes nothing more.
+            let before = ReportPipelineTests.reportFiles(reports)
+            await service.writeDailyReports(day: "2026-11-29")
+            #expect(ReportPipelineTests.reportFiles(reports) == before)
+            #expect(harness.log.contains("already written for this day"))
             await harness.stop()
         }
     }

@@ -23,4 +23,13 @@ struct DailyScheduleTests {
         let after = schedule.next(after: before)
         #expect(after.iso8601 == "2026-03-08T10:30:00.000Z")  // 03:30 PDT (UTC-7): same local time, 23 h later
     }
+
+    @Test("a run belongs to the day of its zone: 03:00 in Seoul on the 30th is the 29th in UTC")
+    func dayOfTheZone() throws {
+        let seoul = DailySchedule(hour: 3, minute: 0, timeZone: try #require(TimeZone(identifier: "Asia/Seoul")))
+        let run = seoul.next(after: try #require(ISO8601Format.parse("2026-11-29T12:00:00Z")))
+        #expect(seoul.day(of: run) == "2026-11-30")
+        let utc = DailySchedule(hour: 3, minute: 0, timeZone: try #require(TimeZone(identifier: "UTC")))
+        #expect(utc.day(of: run) == "2026-11-29")
+    }
 }

@@ -38,11 +38,84 @@ struct ReconcileStoreContractTests {
             let runs = try await first.read { try $0.reconcileRuns(limit: 10) }
             await first.close()
             await second.close()
-            #expect(busy == .busy(startedAt: t0, leasedUntil: t0.adding(seconds: 60)))
+            #expect(
+                busy
+                    == .busy(
+                        ReconcileRunHolder(id: firstID, owner: "a", startedAt: t0, leasedUntil: t0.adding(seconds: 60)))
+            )
             #expect(runs.map(\.id) == [secondID, firstID], "newest first")
             #expect(runs.map(\.status) == [.completed, .abandoned])
             #expect(runs.first?.app == "shop" && runs.first?.summary == "ok")
             #expect(runs.last?.app == nil && runs.last?.error == "lease expired")
+        }
+    }
+
+    @Test(
+        "a run marked abandoned releases the lock before its lease ends; abandoning it again changes nothing",
+        arguments: StoreFactory.all)
+    func abandonedRunReleasesTheLock(factory: StoreFactory) async throws {
+        try await withStoreLocation(factory) { location in
+            let first = try await factory.open(location)
+            let second = try await factory.open(location)
+            let t0 = self.t0
+            let started = try await first.write {
+                try $0.beginReconcileRun(app: nil, owner: "host:1:1", at: t0, leaseUntil: t0.adding(seconds: 300))
+            }
+            guard case .started(let id) = started else {
+                Issue.record("expected a start, got \(started)")
+                return
+            }
+            let abandoned = try await second.write {
+                try $0.abandonReconcileRun(id: id, at: t0.adding(seconds: 5), reason: "holder host:1:1 is gone")
+            }
+            let again = try await second.write {
+                try $0.abandonReconcileRun(id: id, at: t0.adding(seconds: 6), reason: "again")
+            }
+            let next = try await second.write {
+                try $0.beginReconcileRun(
+                    app: nil, owner: "host:2:2", at: t0.adding(seconds: 7), leaseUntil: t0.adding(seconds: 300))
+            }
+            let runs = try await first.read { try $0.reconcileRuns(limit: 10) }
+            await first.close()
+            await second.close()
+            #expect(abandoned && !again)
+            guard case .started = next else {
+                Issue.record("the lock was not released: \(next)")
+                return
+            }
+            #expect(runs.last?.status == .abandoned && runs.last?.error == "holder host:1:1 is gone")
+        }
+    }
+
+    @Test(
+        "a day's reports are recorded once per app: the second instance to record the same day is refused",
+        arguments: StoreFactory.all)
+    func dailyReportRecordedOnce(factory: StoreFactory) async throws {
+        try await withStoreLocation(factory) { location in
+            let first = try await factory.open(location)
+            let second = try await factory.open(location)
+            let t0 = self.t0
+            let record = DailyReportRecord(day: "2026-11-29", app: "shop", instance: "host-a:1:1", writtenAt: t0)
+            let before = try await second.read { try $0.dailyReport(day: "2026-11-29", app: "shop") }
+            let recorded = try await first.write { try $0.recordDailyReport(record) }
+            let late = DailyReportRecord(
+                day: "2026-11-29", app: "shop", instance: "host-b:2:2", writtenAt: t0.adding(seconds: 30))
+            let again = try await second.write { try $0.recordDailyReport(late) }
+            let otherApp = try await second.write {
+                try $0.recordDailyReport(
+                    DailyReportRecord(day: "2026-11-29", app: "blog", instance: "b", writtenAt: t0))
+            }
+            let nextDay = try await second.write {
+                try $0.recordDailyReport(
+                    DailyReportRecord(day: "2026-11-30", app: "shop", instance: "b", writtenAt: t0))
+            }
+            let stored = try await second.read { try $0.dailyReport(day: "2026-11-29", app: "shop") }
+            await first.close()
+            await second.close()
+            #expect(before == nil)
+            #expect(recorded && !again)
+            #expect(otherApp && nextDay, "one record per (day, app)")
+            #expect(stored == record, "the first record stays")
         }
     }
 

@@ -52,7 +52,7 @@ struct JobsCommand: LifecycleCommand {
         let context = try await ServiceContext.open(configuration: configuration)
         let runner = ErasureJobRunner(
             configuration: configuration, store: context.store, log: context.log, metrics: context.metrics,
-            clock: context.clock, owner: "cli:\(ProcessInfo.processInfo.hostName):\(getpid())",
+            clock: context.clock, owner: ProcessIdentity.current.description,
             webhookSigners: context.webhookSigners)
         do {
             let exit = try await perform(

@@ -17,8 +17,10 @@ struct ReconcileCommand: LifecycleCommand {
         notification-gap findings come from the service's own heartbeats (every app, with or without records):
         windows longer than reconcile.gapThresholdSeconds when no instance was receiving. Findings are stored
         (a second run updates them instead of duplicating them; ones not seen again are resolved) and listed
-        by the admin API at GET /v1/findings. One run at a time: a run that crashed stops holding the lock
-        when its lease (reconcile.leaseSeconds) ends.
+        by the admin API at GET /v1/findings. One run at a time across every process on the store; the lock
+        records its holder as host:pid:start. A holder that ran on this host and no longer exists (killed,
+        crashed; its pid gone or reused) is taken over at once; any other holder is named with its lease's end
+        (reconcile.leaseSeconds, renewed while it makes progress), after which it is taken over.
 
         options:
           --app ID          only this app (default: every app)
@@ -51,7 +53,7 @@ struct ReconcileCommand: LifecycleCommand {
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let context = try await ServiceContext.open(configuration: configuration)
-        let reconciler = Reconciler(context: context, owner: "cli:\(ProcessInfo.processInfo.processIdentifier)")
+        let reconciler = Reconciler(context: context, owner: ProcessIdentity.current.description)
         let report: Reconciler.Report
         do {
             report = try await reconciler.run(app: app, asOf: asOf)

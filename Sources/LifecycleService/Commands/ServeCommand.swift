@@ -20,12 +20,20 @@ struct ServeCommand: LifecycleCommand {
         LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
 
         Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe),
-        a heartbeat every minute (for notification-gap findings), and, when reconcile.dailyAt is set, the
-        nightly reconcile followed by the day's compliance reports.
+        a heartbeat every reconcile.heartbeatSeconds (default 60; for notification-gap findings), and, when
+        reconcile.dailyAt is set (whatever erasure.runInServe says), the reconcile at that time in
+        reconcile.timeZone followed by every app's compliance reports for the day. The reports are written
+        once per day: recorded in the store, so with several instances on one database one writes them and
+        an instance that reaches the schedule later that day logs report.skipped.
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
           SIGHUP            re-read apps and audiences, re-fetch the key set, reload the TLS certificate
+
+        environment:
+          LIFECYCLE_CLOCK_OFFSET_SECONDS   for tests only: shifts this process's clock by whole seconds (the
+                                           schedule, heartbeats, report dates, token times); logged as a
+                                           warning when set. Never set it in production.
 
         Logs are JSON lines on standard error; subjects appear only as keyed pseudonyms.
         exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem)
@@ -38,7 +46,16 @@ struct ServeCommand: LifecycleCommand {
         let configFile = try configurationFile(&arguments, io: io)
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let clock = try SystemWallClock.fromEnvironment(io.environment)
+        let context = try await ServiceContext.open(configuration: configuration, clock: clock)
+        if clock.offsetMilliseconds != 0 {
+            context.log.warning(
+                "clock.offset",
+                [
+                    ("variable", .string(SystemWallClock.offsetVariable)),
+                    ("seconds", .integer(clock.offsetMilliseconds / 1000)), ("purpose", "testing only"),
+                ])
+        }
         let runtime = ServiceRuntime(context: context, configurationFile: configFile)
         do {
             try await runtime.start()

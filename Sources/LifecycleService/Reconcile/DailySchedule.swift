@@ -19,4 +19,17 @@ struct DailySchedule: Sendable {
             ?? date.addingTimeInterval(86_400)
         return Instant(millisecondsSinceEpoch: Int64((next.timeIntervalSince1970 * 1000).rounded()))
     }
+
+    /// The calendar day of `instant` in this zone, `yyyy-MM-dd`: the day a scheduled run belongs to.
+    func day(of instant: Instant) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000)
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        func padded(_ value: Int?, _ width: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(padded(parts.year, 4))-\(padded(parts.month, 2))-\(padded(parts.day, 2))"
+    }
 }

@@ -29,6 +29,9 @@ public struct ReconcileConfiguration: Sendable, Equatable {
     public var timeZone: String = "UTC"
     /// A silence longer than this between heartbeats of every instance is a `notification-gap`.
     public var gapThresholdSeconds: Int = 300
+    /// How often `serve` records that it is up and receiving (its heartbeat); must be shorter than
+    /// ``gapThresholdSeconds``, or a healthy instance would look like a gap.
+    public var heartbeatSeconds: Int = 60
     /// How far back each run looks for gaps.
     public var lookbackHours: Int = 48
     /// The run lock's lease; renewed while the run makes progress.
@@ -39,6 +42,7 @@ public struct ReconcileConfiguration: Sendable, Equatable {
     public static func == (lhs: ReconcileConfiguration, rhs: ReconcileConfiguration) -> Bool {
         lhs.dailyAt?.hour == rhs.dailyAt?.hour && lhs.dailyAt?.minute == rhs.dailyAt?.minute
             && lhs.timeZone == rhs.timeZone && lhs.gapThresholdSeconds == rhs.gapThresholdSeconds
+            && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.lookbackHours == rhs.lookbackHours && lhs.leaseSeconds == rhs.leaseSeconds
             && lhs.tombstoneStatuses == rhs.tombstoneStatuses
     }

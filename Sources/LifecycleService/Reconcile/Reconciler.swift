@@ -32,13 +32,15 @@ public final class Reconciler: Sendable {
     }
 
     public enum Failure: Error, CustomStringConvertible {
-        case busy(startedAt: Instant)
+        case busy(ReconcileRunHolder)
         case unknownApp(String)
 
         public var description: String {
             switch self {
-            case .busy(let startedAt):
-                "another reconcile run holds the lock since \(startedAt.iso8601); try again after it finishes"
+            case .busy(let holder):
+                "another reconcile run holds the lock: run \(holder.id) by \(holder.owner) since "
+                    + "\(holder.startedAt.iso8601), its lease until \(holder.leasedUntil.iso8601); try again after it "
+                    + "finishes (or after the lease, if that process is gone)"
             case .unknownApp(let app): "no app \(app) in the configuration"
             }
         }
@@ -65,15 +67,7 @@ public final class Reconciler: Sendable {
             } ?? configuration.apps
         let started = context.clock.now()
         let lease = Int64(configuration.reconcile.leaseSeconds)
-        let owner = self.owner
-        let claim = try await context.store.write { writer in
-            try writer.beginReconcileRun(
-                app: appFilter, owner: owner, at: started, leaseUntil: started.adding(seconds: lease))
-        }
-        guard case .started(let runID) = claim else {
-            if case .busy(let since, _) = claim { throw Failure.busy(startedAt: since) }
-            throw Failure.busy(startedAt: started)
-        }
+        let runID = try await takeLock(app: appFilter, at: started, leaseUntil: started.adding(seconds: lease))
         context.log.info("reconcile.started", [("run", .integer(runID)), ("apps", .integer(Int64(apps.count)))])
         do {
             var reports: [AppReport] = []
@@ -101,6 +95,34 @@ public final class Reconciler: Sendable {
             }
             context.log.log(.error, "reconcile.failed", [("run", .integer(runID)), ("error", .string(message))])
             throw error
+        }
+    }
+
+    /// Starts a run, or takes the lock over at once from a holder that ran on this host and whose process is
+    /// gone (``ProcessIdentity/isGone``: a `kill -9`, a crash), rather than waiting out its lease; any other
+    /// holder is reported (``Failure/busy(_:)``) with who it is and until when its lease holds.
+    private func takeLock(app: String?, at started: Instant, leaseUntil: Instant) async throws -> Int64 {
+        let owner = self.owner
+        let begin = { [context] in
+            try await context.store.write { writer in
+                try writer.beginReconcileRun(app: app, owner: owner, at: started, leaseUntil: leaseUntil)
+            }
+        }
+        var claim = try await begin()
+        if case .busy(let holder) = claim, let process = ProcessIdentity(parsing: holder.owner), process.isGone {
+            let reason = "holder \(holder.owner) is no longer running"
+            let released = try await context.store.write { writer in
+                try writer.abandonReconcileRun(id: holder.id, at: started, reason: reason)
+            }
+            if released {
+                context.log.warning(
+                    "reconcile.lock_taken_over", [("run", .integer(holder.id)), ("holder", .string(holder.owner))])
+            }
+            claim = try await begin()
+        }
+        switch claim {
+        case .started(let id): return id
+        case .busy(let holder): throw Failure.busy(holder)
         }
     }
 

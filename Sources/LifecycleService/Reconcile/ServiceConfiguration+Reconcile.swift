@@ -46,7 +46,8 @@ extension ServiceConfiguration {
     static func parseReconcile(_ root: inout ConfigurationReader) throws(ConfigurationError) -> ReconcileConfiguration {
         var reader = try root.objectOrEmpty("reconcile")
         try reader.allow([
-            "dailyAt", "timeZone", "gapThresholdSeconds", "lookbackHours", "leaseSeconds", "tombstoneStatuses",
+            "dailyAt", "timeZone", "gapThresholdSeconds", "heartbeatSeconds", "lookbackHours", "leaseSeconds",
+            "tombstoneStatuses",
         ])
         var configuration = ReconcileConfiguration()
         if let text = try reader.string("dailyAt", fix: "a local time HH:MM, e.g. \"03:00\"") {
@@ -62,6 +63,13 @@ extension ServiceConfiguration {
         }
         configuration.gapThresholdSeconds = Int(
             try reader.integer("gapThresholdSeconds", default: 300, range: 60...86_400, fix: "seconds (default 300)"))
+        configuration.heartbeatSeconds = Int(
+            try reader.integer("heartbeatSeconds", default: 60, range: 1...3600, fix: "seconds (default 60)"))
+        guard configuration.heartbeatSeconds < configuration.gapThresholdSeconds else {
+            throw reader.error(
+                "heartbeatSeconds", "\(configuration.heartbeatSeconds) is not shorter than gapThresholdSeconds",
+                fix: "keep heartbeats shorter than the gap threshold, or every interval is a notification gap")
+        }
         configuration.lookbackHours = Int(
             try reader.integer("lookbackHours", default: 48, range: 1...8760, fix: "hours (default 48)"))
         configuration.leaseSeconds = Int(

@@ -10,7 +10,8 @@ import Synchronization
 public final class ServiceRuntime: Sendable {
     public let context: ServiceContext
     public let configurationFile: String?
-    /// Identifies this process in heartbeats (host, pid, start time), so a gap is judged per instance.
+    /// Identifies this process in heartbeats and leases (``ProcessIdentity``: host, pid, start time), so a gap
+    /// is judged per instance and a lock held by a process that is gone can be taken over.
     public let instanceID: String
 
     /// Executes due erasure steps in the background (`erasure` settings); also what the admin API's job
@@ -33,8 +34,7 @@ public final class ServiceRuntime: Sendable {
         self.context = context
         self.environment = environment
         self.configurationFile = configurationFile
-        self.instanceID =
-            "\(ProcessInfo.processInfo.hostName):\(getpid()):\(context.clock.now().millisecondsSinceEpoch)"
+        self.instanceID = ProcessIdentity.current.description
         self.erasureRunner = ErasureJobRunner(
             configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
             clock: context.clock, owner: instanceID, webhookSigners: context.webhookSigners)
@@ -123,12 +123,14 @@ public final class ServiceRuntime: Sendable {
         }
         if context.configuration.erasure.runInServe {
             startBackground { [erasureRunner] in await erasureRunner.run() }
-            if let daily = context.configuration.reconcile.dailyAt,
-                let zone = TimeZone(identifier: context.configuration.reconcile.timeZone)
-            {
-                let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
-                startBackground { [self] in await scheduledReconcileLoop(schedule) }
-            }
+        }
+        // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
+        // erasure runner alone.
+        if let daily = context.configuration.reconcile.dailyAt,
+            let zone = TimeZone(identifier: context.configuration.reconcile.timeZone)
+        {
+            let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
+            startBackground { [self] in await scheduledReconcileLoop(schedule) }
         }
     }
 
@@ -141,14 +143,18 @@ public final class ServiceRuntime: Sendable {
         let now = context.clock.now()
         let instance = instanceID
         try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
+        context.metrics.increment(Self.heartbeatsMetric)
+        context.metrics.set(Self.lastHeartbeatMetric, to: Double(now.secondsSinceEpoch))
         context.log.debug("heartbeat.\(kind)")
     }
 
-    static let heartbeatInterval: Duration = .seconds(60)
+    static let heartbeatsMetric = "lifecycle_heartbeats_total"
+    static let lastHeartbeatMetric = "lifecycle_last_heartbeat_timestamp_seconds"
 
+    /// A heartbeat every `reconcile.heartbeatSeconds` (default 60), shorter than the gap threshold.
     private func heartbeatLoop() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: Self.heartbeatInterval)
+            try? await Task.sleep(for: .seconds(context.configuration.reconcile.heartbeatSeconds))
             if Task.isCancelled { return }
             do {
                 try await recordHeartbeat(kind: "tick")
@@ -158,47 +164,66 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    /// Work that runs after each scheduled reconcile (the day's reports), in order.
-    private let afterReconcile = Mutex<[@Sendable (Reconciler.Report) async -> Void]>([])
-
-    /// Adds work to run after each scheduled reconcile (used for the daily compliance report).
-    func onScheduledReconcile(_ work: @escaping @Sendable (Reconciler.Report) async -> Void) {
-        afterReconcile.withLock { $0.append(work) }
-    }
-
-    /// The day's deletion-compliance report of every app, after the scheduled reconcile (DESIGN.md §9):
-    /// the default period, the last 30 UTC days up to the end of today, as `lifecycle report generate` uses.
+    /// Every app's deletion-compliance report for the scheduled `day`, after the scheduled reconcile
+    /// (DESIGN.md §9): the default period, the last 30 UTC days up to the end of today, as `lifecycle report
+    /// generate` uses.
     ///
-    /// Held by one instance at a time through ``Store/withExclusiveLock(named:_:)`` (``dailyReportLock``: a
-    /// PostgreSQL advisory lock shared by every instance on the database, a `flock` beside a SQLite file):
-    /// an instance that finds it taken logs `report.skipped` and leaves the work to the holder.
-    func generateDailyReports() async {
-        let context = self.context
+    /// Once per day across every instance on the store: written under ``Store/withExclusiveLock(named:_:)``
+    /// (``dailyReportLock``: a PostgreSQL advisory lock shared by every instance on the database, a `flock`
+    /// beside a SQLite file), and each app's reports are recorded as written for `day`
+    /// (``DailyReportRecord``) in the store, so an instance that reaches the schedule later the same day, or
+    /// finds the lock taken, logs `report.skipped` and writes nothing. An app whose reports were written is
+    /// recorded at once, so a crash half-way leaves only the others for the next instance.
+    func writeDailyReports(day: String) async {
+        let (context, instance) = (self.context, instanceID)
         do {
-            let ran = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
+            let ran: Bool? = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
+                let configuration = context.configuration
                 let now = context.clock.now()
-                let generator = try ReportGenerator(configuration: context.configuration, store: context.store)
+                let generator = try ReportGenerator(configuration: configuration, store: context.store)
                 let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
-                for app in context.configuration.apps {
-                    let written = try await generator.generate(app: app.id, period: period, at: now)
+                var already: [JSONValue] = []
+                for app in configuration.apps {
+                    let appID = app.id
+                    if try await context.store.read({ try $0.dailyReport(day: day, app: appID) }) != nil {
+                        already.append(.string(appID))
+                        continue
+                    }
+                    let written = try await generator.generate(app: appID, period: period, at: now)
+                    let record = DailyReportRecord(day: day, app: appID, instance: instance, writtenAt: now)
+                    _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
                     context.log.log(
-                        .info, "report.generated", app: app.id, [("files", .integer(Int64(written.files.count)))])
+                        .info, "report.generated", app: appID,
+                        [("day", .string(day)), ("files", .integer(Int64(written.files.count)))])
+                }
+                if !already.isEmpty {
+                    context.log.info(
+                        "report.skipped",
+                        [("day", .string(day)), ("reason", "already written for this day"), ("apps", .array(already))])
                 }
                 return true
             }
             if ran == nil {
-                context.log.log(.info, "report.skipped", [("lock", .string(Self.dailyReportLock))])
+                context.log.info(
+                    "report.skipped",
+                    [
+                        ("day", .string(day)), ("reason", "another instance holds the lock"),
+                        ("lock", .string(Self.dailyReportLock)),
+                    ])
             }
         } catch {
-            context.log.log(.error, "report.failed", [("error", .string(String(describing: error)))])
+            context.log.log(
+                .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
         }
     }
 
     /// The name of the exclusive lock the daily reports are generated under.
     static let dailyReportLock = "daily-report"
 
-    /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then runs the
-    /// follow-up work. With several instances the run lock lets one of them do it; the others log `busy`.
+    /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then writes the day's
+    /// reports — also after a failed run, whose reports then carry the last completed run's findings. With
+    /// several instances the run lock lets one of them reconcile; the others log `reconcile.scheduled_busy`
+    /// and leave the reports to it.
     private func scheduledReconcileLoop(_ schedule: DailySchedule) async {
         while !Task.isCancelled {
             let now = context.clock.now()
@@ -206,13 +231,20 @@ public final class ServiceRuntime: Sendable {
             context.log.info("reconcile.scheduled", [("at", .string(next.iso8601))])
             try? await Task.sleep(for: .milliseconds(next.millisecondsSinceEpoch - now.millisecondsSinceEpoch))
             if Task.isCancelled { return }
+            let day = schedule.day(of: next)
             do {
-                let report = try await Reconciler(context: context, owner: instanceID).run(asOf: context.clock.now())
-                for work in afterReconcile.withLock({ $0 }) { await work(report) }
+                _ = try await Reconciler(context: context, owner: instanceID).run(asOf: context.clock.now())
+            } catch Reconciler.Failure.busy(let holder) {
+                context.log.info(
+                    "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
+                context.log.info(
+                    "report.skipped", [("day", .string(day)), ("reason", "another instance runs the reconcile")])
+                continue
             } catch {
                 context.log.log(
                     .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
             }
+            await writeDailyReports(day: day)
         }
     }
 

@@ -17,22 +17,38 @@ extension PostgresAccess {
                 UPDATE reconcile_runs SET status = 'abandoned', finished_at_ms = $1, error = 'lease expired'
                 WHERE status = 'running' AND leased_until_ms <= $1
                 """, [instant.millisecondsSinceEpoch])
-            if let id = try connection.queryInt64(
+            // Each statement sees what committed before it (READ COMMITTED): a holder that finishes between the
+            // insert and the read leaves no running row, and the insert is tried again.
+            for _ in 0..<3 {
+                if let id = try connection.queryInt64(
+                    """
+                    INSERT INTO reconcile_runs (app, status, owner, started_at_ms, leased_until_ms)
+                    VALUES ($1, 'running', $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id
+                    """, [app, owner, instant.millisecondsSinceEpoch, leaseUntil.millisecondsSinceEpoch])
+                {
+                    return .started(id: id)
+                }
+                if let holder = try connection.query(
+                    "SELECT id, owner, started_at_ms, leased_until_ms FROM reconcile_runs WHERE status = 'running'"
+                ).first {
+                    return .busy(
+                        ReconcileRunHolder(
+                            id: holder.int64(0), owner: holder.text(1),
+                            startedAt: Instant(millisecondsSinceEpoch: holder.int64(2)),
+                            leasedUntil: Instant(millisecondsSinceEpoch: holder.int64(3))))
+                }
+            }
+            throw PostgresError(sqlState: "55P03", message: "the reconcile lock changed hands three times; try again")
+        }
+    }
+
+    func abandonReconcileRun(id: Int64, at instant: Instant, reason: String) throws(StoreError) -> Bool {
+        try postgres {
+            try connection.queryInt64(
                 """
-                INSERT INTO reconcile_runs (app, status, owner, started_at_ms, leased_until_ms)
-                VALUES ($1, 'running', $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id
-                """, [app, owner, instant.millisecondsSinceEpoch, leaseUntil.millisecondsSinceEpoch])
-            {
-                return .started(id: id)
-            }
-            let holder = try connection.query(
-                "SELECT started_at_ms, leased_until_ms FROM reconcile_runs WHERE status = 'running'"
-            ).first.map { row in
-                ReconcileRunClaim.busy(
-                    startedAt: Instant(millisecondsSinceEpoch: row.int64(0)),
-                    leasedUntil: Instant(millisecondsSinceEpoch: row.int64(1)))
-            }
-            return holder ?? .busy(startedAt: instant, leasedUntil: leaseUntil)
+                UPDATE reconcile_runs SET status = 'abandoned', finished_at_ms = $1, error = $2
+                WHERE id = $3 AND status = 'running' RETURNING 1
+                """, [instant.millisecondsSinceEpoch, reason, id]) != nil
         }
     }
 

@@ -17,6 +17,7 @@ enum PostgresSchema {
         Migration(version: 6, name: "outbox", sql: outbox),
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
         Migration(version: 8, name: "reconciler", sql: reconciler),
+        Migration(version: 9, name: "daily-reports", sql: dailyReports),
     ]
 
     /// See ``SQLiteSchema/inbox``.
@@ -222,5 +223,16 @@ enum PostgresSchema {
             UNIQUE (app, code, subject_key)
         );
         CREATE INDEX findings_open ON findings (app, resolved_at_ms, id);
+        """
+
+    /// See ``SQLiteSchema/dailyReports``.
+    static let dailyReports = """
+        CREATE TABLE daily_reports (
+            day TEXT COLLATE "C" NOT NULL,
+            app TEXT COLLATE "C" NOT NULL,
+            instance TEXT NOT NULL,
+            written_at_ms BIGINT NOT NULL,
+            PRIMARY KEY (day, app)
+        );
         """
 }

@@ -22,13 +22,24 @@ extension SQLiteAccess {
                 return .started(id: id)
             }
             let holder = try connection.firstRow(
-                "SELECT started_at_ms, leased_until_ms FROM reconcile_runs WHERE status = 'running'", []
+                "SELECT id, owner, started_at_ms, leased_until_ms FROM reconcile_runs WHERE status = 'running'", []
             ) { row in
-                ReconcileRunClaim.busy(
-                    startedAt: Instant(millisecondsSinceEpoch: row.int64(0)),
-                    leasedUntil: Instant(millisecondsSinceEpoch: row.int64(1)))
+                ReconcileRunHolder(
+                    id: row.int64(0), owner: row.text(1), startedAt: Instant(millisecondsSinceEpoch: row.int64(2)),
+                    leasedUntil: Instant(millisecondsSinceEpoch: row.int64(3)))
             }
-            return holder ?? .busy(startedAt: instant, leasedUntil: leaseUntil)
+            guard let holder else { throw SQLiteError(code: 1, message: "reconcile lock neither taken nor held") }
+            return .busy(holder)
+        }
+    }
+
+    func abandonReconcileRun(id: Int64, at instant: Instant, reason: String) throws(StoreError) -> Bool {
+        try sqlite {
+            try connection.queryInt64(
+                """
+                UPDATE reconcile_runs SET status = 'abandoned', finished_at_ms = ?, error = ?
+                WHERE id = ? AND status = 'running' RETURNING 1
+                """, [instant.millisecondsSinceEpoch, reason, id]) != nil
         }
     }
 

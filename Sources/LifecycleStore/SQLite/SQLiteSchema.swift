@@ -10,6 +10,7 @@ enum SQLiteSchema {
         Migration(version: 6, name: "outbox", sql: outbox),
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
         Migration(version: 8, name: "reconciler", sql: reconciler),
+        Migration(version: 9, name: "daily-reports", sql: dailyReports),
     ]
 
     /// Reconcile runs (one `running` row at most: the lock, with a lease so a crashed run does not hold it
@@ -230,5 +231,17 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX erasure_steps_due ON erasure_steps (next_attempt_at_ms) WHERE status = 'pending';
         CREATE INDEX erasure_steps_running ON erasure_steps (leased_until_ms) WHERE status = 'running';
+        """
+
+    /// One row per (scheduled day, app) whose reports `serve` wrote after its scheduled reconcile
+    /// (``DailyReportRecord``): the primary key lets exactly one instance record a day.
+    static let dailyReports = """
+        CREATE TABLE daily_reports (
+            day TEXT NOT NULL,
+            app TEXT NOT NULL,
+            instance TEXT NOT NULL,
+            written_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (day, app)
+        ) WITHOUT ROWID;
         """
 }

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import LifecycleService
+@testable import LifecycleStore
 
 /// A `lifecycle serve` process run from the built executable and watched only from outside, as an operator
 /// would: its directory (a configuration file the test edits and reloads with SIGHUP, the JWKS of the test
@@ -166,8 +167,12 @@ final class ServeFixture: Sendable {
         try ErasureScenario.createAppDatabase(at: directory.file(file), subjects: subjects)
     }
 
+    /// Rows of `subject` left in the app database's `users` table.
     func usersLeft(_ subject: String, in file: String) throws -> Int64 {
-        try ErasureScenario.rows(of: subject, in: directory.file(file))
+        let database = try ExternalSQLiteDatabase(path: directory.file(file), busyTimeoutMilliseconds: 1000)
+        defer { database.close() }
+        return try database.queryInteger(
+            "SELECT count(*) FROM users WHERE apple_sub = :sub", parameters: ["sub": subject]) ?? -1
     }
 
     // MARK: Processes
