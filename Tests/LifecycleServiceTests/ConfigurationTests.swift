@@ -64,6 +64,22 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a reload keeps the settings bound at start and names them; everything else is the new file's")
+    func reloadKeepsStartupSettings() throws {
+        let running = try parse(Self.minimal)
+        let edited = try parse([
+            "apps": [["id": "shop", "clientIds": ["com.example.shop"]], ["id": "blog", "clientIds": ["b"]]],
+            "public": ["port": 9090], "storage": ["url": "sqlite:/elsewhere.sqlite"], "logLevel": "debug",
+            "admin": ["port": 9091, "tokenFile": "other-token"],
+        ])
+        let (next, kept) = edited.keepingStartupSettings(of: running)
+        #expect(kept == ["storage", "public", "admin.enabled/host/port"])
+        #expect(next.publicListener.port == 8080 && next.storage == running.storage && next.admin.port == 8081)
+        #expect(next.apps.map(\.id) == ["shop", "blog"] && next.logLevel == .debug)
+        #expect(next.admin.tokenFile == "/etc/lifecycle/other-token", "the token file reloads")
+        #expect(try parse(Self.minimal).keepingStartupSettings(of: running).kept.isEmpty)
+    }
+
     @Test("the shipped example configuration is valid")
     func exampleIsValid() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

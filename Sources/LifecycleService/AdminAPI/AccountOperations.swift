@@ -18,32 +18,30 @@ public struct AccountOperations: Sendable {
         public init() {}
     }
 
-    public let appIDs: Set<String>
+    /// The apps, transitions and leeway come from the configuration in force at each call, so a reload of
+    /// `serve` applies to the next request.
+    let context: ServiceContext
     let store: any Store
-    let transitions: AccountTransitionRecorder
     let metrics: MetricsRegistry
     let log: EventLog
     let clock: any WallClock
     /// Rung after a commit: a transition may have enqueued webhooks, which the dispatcher then sends at once.
     let committed: WakeSignal
-    /// How far ahead of now a reported `eventTime` may be (clock skew between the app and this service):
-    /// the same leeway Apple tokens get. A later one is refused, since it would make every real later input
-    /// of its aspect look stale.
-    let futureLeewaySeconds: Int64
     public var limits: Limits
 
     public init(context: ServiceContext, limits: Limits = Limits()) {
-        appIDs = Set(context.configuration.apps.map(\.id))
+        self.context = context
         store = context.store
-        transitions = context.transitions
         metrics = context.metrics
         log = context.log
         clock = context.clock
         committed = context.outboxSignal
-        futureLeewaySeconds = Int64(context.configuration.apple.leewaySeconds)
         self.limits = limits
         AccountTransitionMetrics.describe(in: metrics)
     }
+
+    /// The configured app ids.
+    public var appIDs: Set<String> { Set(context.configuration.apps.map(\.id)) }
 
     /// The account with its whole history and its pending and dead outbox messages.
     /// - Throws: ``AdminError`` `unknown_app`, `unknown_account`, `storage_unavailable`.
@@ -98,7 +96,12 @@ public struct AccountOperations: Sendable {
     private func apply(
         _ kind: AccountInputKind, app: String, subject: String, eventTime: Instant?
     ) async throws -> AccountOutcome {
-        try checkApp(app)
+        let active = context.current
+        guard active.configuration.apps.contains(where: { $0.id == app }) else { throw AdminError.unknownApp(app) }
+        // How far ahead of now a reported `eventTime` may be (clock skew between the app and this service):
+        // the same leeway Apple tokens get. A later one is refused, since it would make every real later input
+        // of its aspect look stale.
+        let futureLeewaySeconds = Int64(active.configuration.apple.leewaySeconds)
         guard !subject.isEmpty else { throw AdminError.badRequest("invalid_sub", "the sub must not be empty") }
         let now = clock.now()
         let eventTime = eventTime ?? now
@@ -112,7 +115,7 @@ public struct AccountOperations: Sendable {
                 kind: kind, eventTime: eventTime, receivedAt: now,
                 identity: "admin:\(kind.canonicalName):\(eventTime.iso8601)"),
             source: "admin", notificationID: nil)
-        let transitions = transitions
+        let transitions = active.transitions
         let outcome = try await AdminError.mappingStoreFailures(log: log) {
             try await store.write { writer in try transitions.apply(context, in: writer) }
         }

@@ -6,7 +6,7 @@ import LifecycleStore
 /// The admin listener's handler (DESIGN.md §4): bearer authentication on every request, then the routes of
 /// ``AdminRoute/all``. JSON in and out; refusals are `{"error": code, "description": …}`.
 struct AdminRoutes: Sendable {
-    let token: AdminBearerToken
+    let context: ServiceContext
     let accounts: AccountOperations
     let outbox: OutboxOperations
     let findings: FindingOperations
@@ -15,8 +15,8 @@ struct AdminRoutes: Sendable {
     /// The bytes of `admin.openapi.json`, nil when the resource is missing from the installation.
     let openAPIDocument: [UInt8]?
 
-    init(context: ServiceContext, erasure: ErasureJobRunner, token: AdminBearerToken) {
-        self.token = token
+    init(context: ServiceContext, erasure: ErasureJobRunner) {
+        self.context = context
         accounts = AccountOperations(context: context)
         outbox = OutboxOperations(context: context)
         findings = FindingOperations(context: context)
@@ -35,7 +35,9 @@ struct AdminRoutes: Sendable {
     }
 
     private func authenticatedRoute(_ request: HTTPRequest) async -> (String, HTTPResponse) {
-        switch token.check(authorization: request.headers.values(for: "Authorization")) {
+        // No token in force (it never starts without one; this only guards the type) refuses everything.
+        let check = context.current.adminToken?.check(authorization: request.headers.values(for: "Authorization"))
+        switch check ?? .invalid {
         case .accepted:
             break
         case .missing:

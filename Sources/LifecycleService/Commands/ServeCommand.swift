@@ -28,7 +28,14 @@ struct ServeCommand: LifecycleCommand {
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
-          SIGHUP            re-read apps and audiences, re-fetch the key set, reload the TLS certificate
+          SIGHUP            re-read the configuration file and put all of it in force at once: apps and
+                            audiences, webhooks (URL and secret), each app's policy and erasure mapping (jobs
+                            scheduled from then on follow it; scheduled jobs keep theirs), outbox, erasure,
+                            reconcile and schedule settings, the admin token, the log level. A file that does
+                            not load changes nothing and says why in one reload.refused log line. Store,
+                            listener, admin binding, JWKS source and pseudonym key need a restart (kept,
+                            reload.restart_required). Then the TLS certificate is reloaded and the key set
+                            re-fetched; lifecycle_config_reloads_total{result="applied"|"refused"} counts it.
 
         environment:
           LIFECYCLE_CLOCK_OFFSET_SECONDS   for tests only: shifts this process's clock by whole seconds (the

@@ -33,7 +33,7 @@ public struct ServiceConfiguration: Sendable {
     public var allClientIDs: Set<String> { Set(apps.flatMap(\.clientIDs)) }
 }
 
-public struct StorageConfiguration: Sendable {
+public struct StorageConfiguration: Sendable, Equatable {
     /// `sqlite:PATH` (the default, `sqlite:var/lifecycle.sqlite`) or a PostgreSQL URL (`postgres://` or
     /// `postgresql://`, libpq's URI form). Overridden by `LIFECYCLE_DATABASE_URL`. May hold a password: show
     /// ``redactedURL`` instead.
@@ -73,7 +73,7 @@ public struct StorageConfiguration: Sendable {
     }
 }
 
-public struct PublicListenerConfiguration: Sendable {
+public struct PublicListenerConfiguration: Sendable, Equatable {
     public var host: String
     public var port: Int
     /// The path registered with Apple, e.g. `/apple/notifications`.
@@ -88,7 +88,7 @@ public struct PublicListenerConfiguration: Sendable {
     public var tls: TLSConfiguration?
 }
 
-public struct TLSConfiguration: Sendable {
+public struct TLSConfiguration: Sendable, Equatable {
     public var certificateFile: String
     public var privateKeyFile: String
 }

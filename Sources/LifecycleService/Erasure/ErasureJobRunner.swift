@@ -11,32 +11,58 @@ import LifecycleStore
 /// Runs inside `serve` as a background loop (``run()``) and from cron as `lifecycle jobs run --once`
 /// (``runOnce()``).
 public final class ErasureJobRunner: Sendable {
-    public let configuration: ServiceConfiguration
+    /// The configuration the runner works under and the apps' webhook signing secrets.
+    public typealias Settings = (configuration: ServiceConfiguration, webhookSigners: [String: WebhookSigner])
+
     public let store: any Store
     public let log: EventLog
     public let metrics: MetricsRegistry
     public let clock: any WallClock
     /// Identifies this runner in leases.
     public let owner: String
-    /// Signing secrets of the apps with a webhook, loaded at start-up (``ServiceContext``).
-    private let webhookSigners: [String: WebhookSigner]
+    /// Read once per round (and per callback), so a reload of `serve` applies from the next round on.
+    private let settings: @Sendable () -> Settings
     /// A value in `[0, 1)` for the retry jitter; injected so tests replay exactly.
     private let random: @Sendable () -> Double
 
-    public init(
-        configuration: ServiceConfiguration, store: any Store, log: EventLog, metrics: MetricsRegistry,
-        clock: any WallClock, owner: String, webhookSigners: [String: WebhookSigner],
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    /// The configuration in force.
+    public var configuration: ServiceConfiguration { settings().configuration }
+
+    init(
+        settings: @escaping @Sendable () -> Settings, store: any Store, log: EventLog, metrics: MetricsRegistry,
+        clock: any WallClock, owner: String, random: @escaping @Sendable () -> Double
     ) {
-        self.configuration = configuration
+        self.settings = settings
         self.store = store
         self.log = log
         self.metrics = metrics
         self.clock = clock
         self.owner = owner
-        self.webhookSigners = webhookSigners
         self.random = random
         ErasureMetrics.describe(metrics)
+    }
+
+    /// A runner under one fixed configuration (`lifecycle jobs`, tests).
+    public convenience init(
+        configuration: ServiceConfiguration, store: any Store, log: EventLog, metrics: MetricsRegistry,
+        clock: any WallClock, owner: String, webhookSigners: [String: WebhookSigner],
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.init(
+            settings: { (configuration, webhookSigners) }, store: store, log: log, metrics: metrics, clock: clock,
+            owner: owner, random: random)
+    }
+
+    /// A runner under the configuration in force in `context`, which `serve` replaces on SIGHUP.
+    public convenience init(
+        context: ServiceContext, owner: String, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.init(
+            settings: {
+                let active = context.current
+                return (active.configuration, active.webhookSigners)
+            }, store: context.store, log: context.log, metrics: context.metrics, clock: context.clock, owner: owner,
+            random: random)
     }
 
     /// What one ``runOnce()`` did.
@@ -52,8 +78,10 @@ public final class ErasureJobRunner: Sendable {
     /// hand, so a long backlog does not hold up shutdown: what is left stays due for the next run or instance.
     @discardableResult
     public func runOnce() async throws -> Summary {
+        let settings = settings()
+        let configuration = settings.configuration
         var summary = Summary()
-        for status in try await expireCallbacks() { summary.attempts[status, default: 0] += 1 }
+        for status in try await expireCallbacks(configuration) { summary.attempts[status, default: 0] += 1 }
         while !Task.isCancelled {
             let now = clock.now()
             let leaseUntil = now.adding(milliseconds: Int64(configuration.erasure.leaseSeconds) * 1000)
@@ -64,7 +92,7 @@ public final class ErasureJobRunner: Sendable {
             }
             if claimed.isEmpty { break }
             for claim in claimed {
-                let status = try await execute(claim)
+                let status = try await execute(claim, settings)
                 summary.attempts[status, default: 0] += 1
             }
         }
@@ -72,14 +100,17 @@ public final class ErasureJobRunner: Sendable {
         return summary
     }
 
-    /// The background loop of `serve`: ``runOnce()`` every `erasure.pollMilliseconds` until cancelled. A store
-    /// failure is logged and retried on the next round.
-    public func run() async {
+    /// The background loop of `serve` and `lifecycle jobs run`: ``runOnce()`` every `erasure.pollMilliseconds`
+    /// until cancelled, in the rounds where `enabled` holds (`serve`: `erasure.runInServe` of the configuration
+    /// in force). A store failure is logged and retried on the next round.
+    public func run(enabled: @Sendable () -> Bool = { true }) async {
         while !Task.isCancelled {
-            do {
-                try await runOnce()
-            } catch {
-                log.log(.error, "erasure.run_failed", [("error", .string(String(describing: error)))])
+            if enabled() {
+                do {
+                    try await runOnce()
+                } catch {
+                    log.log(.error, "erasure.run_failed", [("error", .string(String(describing: error)))])
+                }
             }
             try? await Task.sleep(for: .milliseconds(configuration.erasure.pollMilliseconds))
         }
@@ -87,7 +118,7 @@ public final class ErasureJobRunner: Sendable {
 
     /// Steps waiting longer than `erasure.callbackTimeoutSeconds` for their callback end `unverified`: the
     /// target acknowledged the request but never confirmed the erasure.
-    private func expireCallbacks() async throws -> [ErasureStepStatus] {
+    private func expireCallbacks(_ configuration: ServiceConfiguration) async throws -> [ErasureStepStatus] {
         let now = clock.now()
         let cutoff = now.adding(milliseconds: -Int64(configuration.erasure.callbackTimeoutSeconds) * 1000)
         let limit = configuration.erasure.batchSize
@@ -116,10 +147,11 @@ public final class ErasureJobRunner: Sendable {
     }
 
     /// Executes one claimed step and stores its result; returns the status the step was left in.
-    private func execute(_ claim: ClaimedErasureStep) async throws -> ErasureStepStatus {
+    private func execute(_ claim: ClaimedErasureStep, _ settings: Settings) async throws -> ErasureStepStatus {
+        let configuration = settings.configuration
         let stored = claim.job
         let target = claim.step.target
-        let result = await attempt(claim)
+        let result = await attempt(claim, settings)
         let now = clock.now()
         var job = stored.job
         _ = job.record(
@@ -152,7 +184,8 @@ public final class ErasureJobRunner: Sendable {
 
     /// Runs the target once and classifies what it observed. Never throws: every failure is a result with a
     /// stable error code, so it is recorded and retried like any other.
-    private func attempt(_ claim: ClaimedErasureStep) async -> ErasureStepResult {
+    private func attempt(_ claim: ClaimedErasureStep, _ settings: Settings) async -> ErasureStepResult {
+        let configuration = settings.configuration
         let stored = claim.job
         let name = claim.step.target
         guard let app = configuration.apps.first(where: { $0.id == stored.app }) else {
@@ -178,7 +211,9 @@ public final class ErasureJobRunner: Sendable {
                 statements: statements, verify: verify
             ).erase(subject: stored.subject)
         case .webhook:
-            return await requestWebhook(app: app, job: stored, target: name)
+            return await requestWebhook(
+                app: app, job: stored, target: name, signer: settings.webhookSigners[app.id],
+                timeoutMilliseconds: configuration.erasure.timeoutMilliseconds)
         }
     }
 
@@ -204,10 +239,11 @@ public final class ErasureJobRunner: Sendable {
         }
     }
 
-    private func requestWebhook(app: AppConfiguration, job: StoredErasureJob, target: String) async
-        -> ErasureStepResult
-    {
-        guard let webhook = app.webhook, let signer = webhookSigners[app.id] else {
+    private func requestWebhook(
+        app: AppConfiguration, job: StoredErasureJob, target: String, signer: WebhookSigner?,
+        timeoutMilliseconds: Int
+    ) async -> ErasureStepResult {
+        guard let webhook = app.webhook, let signer else {
             return .failed(ErasureStepEvidence(errorCode: "webhook-not-configured"), retryable: false)
         }
         let plan = job.job.plan
@@ -224,7 +260,7 @@ public final class ErasureJobRunner: Sendable {
         ]
         let client = ErasureWebhookClient(
             url: webhook.url, signer: signer,
-            timeout: .milliseconds(configuration.erasure.timeoutMilliseconds))
+            timeout: .milliseconds(timeoutMilliseconds))
         return await client.deliver(messageID: "erasure_\(job.id)_\(target)", body: body.encoded(), at: now)
     }
 
@@ -261,6 +297,7 @@ public final class ErasureJobRunner: Sendable {
         var job = stored.job
         let status = job.steps[index].status
         guard status == .waitingCallback, job.cancelledAt == nil else { return .notWaiting(status) }
+        let configuration = self.configuration
         let now = clock.now()
         var evidence = evidence
         evidence.responseStatus = evidence.responseStatus ?? job.steps[index].evidence.responseStatus

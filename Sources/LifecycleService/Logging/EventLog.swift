@@ -15,7 +15,8 @@ public protocol SubjectPseudonymizer: Sendable {
 public final class EventLog: Sendable {
     public typealias Sink = @Sendable (String) -> Void
 
-    private let minimumLevel: LogLevel
+    /// The rank of the lowest level written; a reload may change it (``setLevel(_:)``).
+    private let minimumRank: Atomic<Int>
     private let pseudonymizer: any SubjectPseudonymizer
     private let clock: any WallClock
     private let sink: Sink
@@ -25,7 +26,7 @@ public final class EventLog: Sendable {
         level: LogLevel, pseudonymizer: any SubjectPseudonymizer, clock: any WallClock = SystemWallClock(),
         sink: @escaping Sink = EventLog.standardError
     ) {
-        self.minimumLevel = level
+        self.minimumRank = Atomic(level.rank)
         self.pseudonymizer = pseudonymizer
         self.clock = clock
         self.sink = sink
@@ -39,7 +40,7 @@ public final class EventLog: Sendable {
         _ level: LogLevel, _ event: String, app: String? = nil, subject: String? = nil, reason: ReasonCode? = nil,
         _ fields: [(String, JSONValue)] = []
     ) {
-        guard level >= minimumLevel else { return }
+        guard level.rank >= minimumRank.load(ordering: .relaxed) else { return }
         var members: JSONObject = [
             "time": .string(clock.now().iso8601), "level": .string(level.rawValue), "event": .string(event),
         ]
@@ -49,6 +50,11 @@ public final class EventLog: Sendable {
         for (key, value) in fields { members[key] = value }
         let line = JSONValue.object(members).serialized()
         lock.withLock { _ in sink(line) }
+    }
+
+    /// Writes lines of `level` and above from now on.
+    public func setLevel(_ level: LogLevel) {
+        minimumRank.store(level.rank, ordering: .relaxed)
     }
 
     public func debug(_ event: String, _ fields: [(String, JSONValue)] = []) { log(.debug, event, fields) }

@@ -8,10 +8,15 @@ import LifecycleStore
 /// exponential backoff and full jitter; after the configured attempts a message is `dead`, visible in
 /// metrics and the admin API, and can be retried by hand. At least once: a crash after sending but before
 /// recording means a resend, which receivers de-duplicate by `webhook-id`.
+///
+/// The settings and endpoints are read once per round from ``settings`` (the configuration in force), so a
+/// reload changes the next round, never one in flight.
 final class OutboxDispatcher: Sendable {
+    /// The outbox settings and the webhook endpoints in force.
+    typealias Settings = (configuration: OutboxConfiguration, delivery: WebhookDelivery)
+
     let store: any Store
-    let delivery: WebhookDelivery
-    let configuration: OutboxConfiguration
+    let settings: @Sendable () -> Settings
     let owner: String
     let clock: any WallClock
     let metrics: MetricsRegistry
@@ -20,14 +25,13 @@ final class OutboxDispatcher: Sendable {
     let signal: WakeSignal
 
     init(
-        store: any Store, delivery: WebhookDelivery, configuration: OutboxConfiguration, owner: String,
-        clock: any WallClock, metrics: MetricsRegistry, log: EventLog, signal: WakeSignal,
+        store: any Store, settings: @escaping @Sendable () -> Settings, owner: String, clock: any WallClock,
+        metrics: MetricsRegistry, log: EventLog, signal: WakeSignal,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.signal = signal
         self.store = store
-        self.delivery = delivery
-        self.configuration = configuration
+        self.settings = settings
         self.owner = owner
         self.clock = clock
         self.metrics = metrics
@@ -51,13 +55,14 @@ final class OutboxDispatcher: Sendable {
             let delivered = await deliverDue()
             await refreshGauges()
             if delivered > 0 { continue }
-            await signal.wait(timeout: await sleepBeforeNextPoll())
+            await signal.wait(timeout: await sleepBeforeNextPoll(settings().configuration))
         }
     }
 
     /// One round: claim what is due and deliver it. Returns how many messages were attempted.
     @discardableResult
     func deliverDue() async -> Int {
+        let (configuration, delivery) = settings()
         let now = clock.now()
         let owner = self.owner
         let leaseUntil = now.adding(seconds: Int64(configuration.leaseSeconds))
@@ -73,13 +78,15 @@ final class OutboxDispatcher: Sendable {
         }
         await withTaskGroup(of: Void.self) { group in
             for message in claimed {
-                group.addTask { await self.deliver(message) }
+                group.addTask { await self.deliver(message, by: delivery, retrying: configuration.retrySchedule) }
             }
         }
         return claimed.count
     }
 
-    private func deliver(_ message: OutboxMessage) async {
+    private func deliver(_ message: OutboxMessage, by delivery: WebhookDelivery, retrying schedule: RetrySchedule)
+        async
+    {
         let started = DispatchTime.now().uptimeNanoseconds
         let result = await delivery.deliver(message)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -96,7 +103,7 @@ final class OutboxDispatcher: Sendable {
                     try writer.completeOutbox(id: message.id, owner: owner, at: at, statusCode: status)
                 }
             case .failed(let error, let status):
-                let delay = configuration.retrySchedule.delay(afterAttempt: message.attempts, random: random())
+                let delay = schedule.delay(afterAttempt: message.attempts, random: random())
                 let next = delay.map { at.adding(milliseconds: $0) }
                 outcome = next == nil ? "dead" : "retry"
                 recorded = try await store.write { writer in
@@ -130,7 +137,7 @@ final class OutboxDispatcher: Sendable {
         }
     }
 
-    private func sleepBeforeNextPoll() async -> Duration {
+    private func sleepBeforeNextPoll(_ configuration: OutboxConfiguration) async -> Duration {
         let poll = Int64(configuration.pollMilliseconds)
         guard let due = try? await store.read({ reader in try reader.nextOutboxDue() }) else {
             return .milliseconds(poll)

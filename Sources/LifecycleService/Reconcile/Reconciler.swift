@@ -59,7 +59,9 @@ public final class Reconciler: Sendable {
 
     /// Runs the comparison for one app (or all), judging deadlines as of `asOf`.
     public func run(app appFilter: String? = nil, asOf: Instant) async throws -> Report {
-        let configuration = context.configuration
+        // One configuration for the whole run, even if `serve` reloads meanwhile.
+        let active = context.current
+        let configuration = active.configuration
         let apps =
             try appFilter.map { id in
                 guard let app = configuration.apps.first(where: { $0.id == id }) else { throw Failure.unknownApp(id) }
@@ -72,7 +74,7 @@ public final class Reconciler: Sendable {
         do {
             var reports: [AppReport] = []
             for app in apps {
-                reports.append(try await reconcile(app, runID: runID, asOf: asOf))
+                reports.append(try await reconcile(app, runID: runID, asOf: asOf, active: active))
             }
             let finished = context.clock.now()
             let report = Report(runID: runID, startedAt: started, finishedAt: finished, apps: reports)
@@ -126,16 +128,18 @@ public final class Reconciler: Sendable {
         }
     }
 
-    private func reconcile(_ app: AppConfiguration, runID: Int64, asOf: Instant) async throws -> AppReport {
+    private func reconcile(
+        _ app: AppConfiguration, runID: Int64, asOf: Instant, active: ActiveConfiguration
+    ) async throws -> AppReport {
         var report = AppReport(app: app.id, recordsRead: 0, accountsRead: 0, registered: 0, resolved: 0, findings: [])
         if let source = app.records {
-            let merged = try await mergeOnThread(app: app, source: source, runID: runID, asOf: asOf)
+            let merged = try await mergeOnThread(app: app, source: source, runID: runID, asOf: asOf, active: active)
             report.recordsRead = merged.recordsRead
             report.accountsRead = merged.accountsRead
             report.registered = merged.registered
             report.findings = merged.findings
         }
-        let gaps = try await gapFindings(app: app.id, asOf: asOf)
+        let gaps = try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
         report.findings += gaps
         let now = context.clock.now()
         let appID = app.id
@@ -148,8 +152,7 @@ public final class Reconciler: Sendable {
 
     /// `notification-gap`: windows inside the look-back when no instance wrote a heartbeat for longer than the
     /// threshold (several instances: a gap only when every one was silent).
-    private func gapFindings(app: String, asOf: Instant) async throws -> [Finding] {
-        let settings = context.configuration.reconcile
+    private func gapFindings(app: String, asOf: Instant, settings: ReconcileConfiguration) async throws -> [Finding] {
         let from = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
         let (beats, live) = try await context.store.read { reader in
             (
@@ -181,12 +184,13 @@ public final class Reconciler: Sendable {
     /// The merge is synchronous and pulls from blocking readers, so it runs on a thread of its own and reaches
     /// the store through ``BlockingBridge``.
     private func mergeOnThread(
-        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant
+        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> MergeResult {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread { [self] in
                 do {
-                    continuation.resume(returning: try merge(app: app, source: source, runID: runID, asOf: asOf))
+                    continuation.resume(
+                        returning: try merge(app: app, source: source, runID: runID, asOf: asOf, active: active))
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -196,9 +200,11 @@ public final class Reconciler: Sendable {
         }
     }
 
-    private func merge(app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant) throws -> MergeResult {
+    private func merge(
+        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
+    ) throws -> MergeResult {
         let failure = MergeFailure()
-        let options = ReconcilerOptions(tombstoneStatuses: Set(context.configuration.reconcile.tombstoneStatuses))
+        let options = ReconcilerOptions(tombstoneStatuses: Set(active.configuration.reconcile.tombstoneStatuses))
         let observedTally = Tally()
         let observed = ObservedAccountPager(
             store: context.store, app: app.id, pageSize: Self.pageSize, failure: failure, tally: observedTally)
@@ -212,8 +218,8 @@ public final class Reconciler: Sendable {
             result.findings += findings
             let unknown = findings.filter { $0.code == .unknownToService }.compactMap(\.subject)
             result.registered += unknown.count
-            let (store, transitions, clock) = (context.store, context.transitions, context.clock)
-            let lease = Int64(context.configuration.reconcile.leaseSeconds)
+            let (store, transitions, clock) = (context.store, active.transitions, context.clock)
+            let lease = Int64(active.configuration.reconcile.leaseSeconds)
             try BlockingBridge.wait {
                 let now = clock.now()
                 try await store.write { writer in

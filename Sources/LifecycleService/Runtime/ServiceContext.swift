@@ -3,64 +3,104 @@ import Foundation
 import HTTP
 import LifecycleCore
 import LifecycleStore
+import Synchronization
 
-/// The long-lived parts every command that touches state shares: configuration, store, keys, verifier, log,
-/// metrics, clock. Built once from the configuration; `close()` releases the store.
+/// The long-lived parts every command that touches state shares — store, keys, log, metrics, clock,
+/// pseudonymizer, certificate — and the configuration in force with everything built from it
+/// (``ActiveConfiguration``), which `serve` replaces on SIGHUP. `close()` releases the store.
 public final class ServiceContext: Sendable {
-    public let configuration: ServiceConfiguration
     public let store: any Store
     public let keys: JWKSCache
-    public let verifier: NotificationVerifier
     public let log: EventLog
     public let metrics: MetricsRegistry
     public let clock: any WallClock
     public let pseudonymizer: KeyedSubjectPseudonymizer
-    public let ingestor: NotificationIngestor
     /// Rung after a commit that may have enqueued outbox messages, so delivery starts without waiting for a poll.
-    let outboxSignal = WakeSignal()
+    let outboxSignal: WakeSignal
     /// The public listener's certificate and key, when it serves HTTPS itself.
     public let tls: TLSServerContext?
-    /// Signing secrets of the apps that have a webhook, by app id.
-    let webhookSigners: [String: WebhookSigner]
+    private let active: Mutex<ActiveConfiguration>
+    /// The log level asked for on the command line (`--log-level`, `LIFECYCLE_LOG_LEVEL`), which the
+    /// configuration's `logLevel` does not override on reload.
+    let logLevelOverride: LogLevel?
+
+    /// What an ``ActiveConfiguration`` is built around: the parts that outlive a reload.
+    struct Parts: Sendable {
+        var store: any Store
+        var keys: JWKSCache
+        var log: EventLog
+        var metrics: MetricsRegistry
+        var clock: any WallClock
+        var outboxSignal: WakeSignal
+    }
+
+    var parts: Parts {
+        Parts(store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal)
+    }
+
+    /// The configuration in force: read it once per unit of work.
+    public var current: ActiveConfiguration { active.withLock { $0 } }
+    public var configuration: ServiceConfiguration { current.configuration }
+    public var verifier: NotificationVerifier { current.verifier }
+    public var ingestor: NotificationIngestor { current.ingestor }
     /// The one way accounts change, shared by every entry point.
-    public let transitions: AccountTransitionRecorder
+    public var transitions: AccountTransitionRecorder { current.transitions }
+    var webhookSigners: [String: WebhookSigner] { current.webhookSigners }
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
         pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
-        webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil
+        webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil, logLevelOverride: LogLevel? = nil
     ) {
-        self.webhookSigners = webhookSigners
+        self.logLevelOverride = logLevelOverride
+        let outboxSignal = WakeSignal()
+        self.outboxSignal = outboxSignal
         self.tls = tls
-        self.configuration = configuration
         self.store = store
         self.keys = keys
         self.log = log
         self.pseudonymizer = pseudonymizer
         self.metrics = metrics
         self.clock = clock
-        self.verifier = NotificationVerifier(
-            keys: keys,
-            configuration: NotificationVerifier.Configuration(
-                issuer: configuration.apple.issuer, audiences: configuration.allClientIDs,
-                leewaySeconds: Int64(configuration.apple.leewaySeconds)))
-        self.transitions = AccountTransitionRecorder(
-            effects: EffectRecorder(
-                webhookApps: Set(configuration.apps.filter { $0.webhook != nil }.map(\.id)),
-                erasure: ErasureScheduler(configuration: configuration)))
-        self.ingestor = NotificationIngestor(
-            configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock,
-            transitions: transitions, committed: outboxSignal)
+        active = Mutex(
+            ActiveConfiguration(
+                configuration: configuration, webhookSigners: webhookSigners, adminToken: nil,
+                parts: Parts(
+                    store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal)))
+    }
+
+    /// Builds the whole configuration in force from `configuration`: the webhook signing secrets are read
+    /// here, so a missing one refuses the configuration before anything changes.
+    func prepare(
+        _ configuration: ServiceConfiguration, adminToken: AdminBearerToken?, environment: [String: String]
+    ) throws -> ActiveConfiguration {
+        ActiveConfiguration(
+            configuration: configuration,
+            webhookSigners: try Self.loadWebhookSigners(configuration, environment: environment),
+            adminToken: adminToken,
+            parts: parts)
+    }
+
+    /// Puts `next` in force for every unit of work that starts from now on, and its log level.
+    func activate(_ next: ActiveConfiguration) {
+        active.withLock { $0 = next }
+        log.setLevel(logLevelOverride ?? next.configuration.logLevel)
+    }
+
+    /// The admin token of the configuration in force replaced (read when `serve` starts its admin listener).
+    func activate(adminToken: AdminBearerToken?) {
+        active.withLock { $0.adminToken = adminToken }
     }
 
     /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.
     public static func open(
         configuration: ServiceConfiguration, clock: any WallClock = SystemWallClock(),
-        logSink: @escaping EventLog.Sink = EventLog.standardError
+        logSink: @escaping EventLog.Sink = EventLog.standardError, logLevel: LogLevel? = nil
     ) async throws -> ServiceContext {
         let pseudonymKey = try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile)
         let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
-        let log = EventLog(level: configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
+        let log = EventLog(
+            level: logLevel ?? configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
         let webhookSigners = try loadWebhookSigners(configuration)
         // An expired certificate or one that does not match its key stops start-up here, with one line.
         let tls = try configuration.publicListener.tls.map { files in
@@ -80,7 +120,8 @@ public final class ServiceContext: Sendable {
             now: { clock.now() })
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
-            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners, tls: tls)
+            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners, tls: tls,
+            logLevelOverride: logLevel)
     }
 
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.
@@ -91,11 +132,17 @@ public final class ServiceContext: Sendable {
         for app in configuration.apps {
             guard let webhook = app.webhook else { continue }
             let variable = "LIFECYCLE_WEBHOOK_SECRET_" + app.id.uppercased().replacingOccurrences(of: "-", with: "_")
-            guard
-                let secret = try SecretFile.read(path: webhook.secretFile, variable: variable, environment: environment)
-            else {
+            let field = "apps[\(app.id)].webhook.secretFile"
+            let read: [UInt8]?
+            do {
+                read = try SecretFile.read(path: webhook.secretFile, variable: variable, environment: environment)
+            } catch {
                 throw ConfigurationError(
-                    file: "configuration", field: "apps[\(app.id)].webhook.secretFile", problem: "no signing secret",
+                    file: "configuration", field: field, problem: String(describing: error), fix: "")
+            }
+            guard let secret = read else {
+                throw ConfigurationError(
+                    file: "configuration", field: field, problem: "no signing secret",
                     fix: "set secretFile to a file holding the secret, or set \(variable)")
             }
             signers[app.id] = WebhookSigner(secret: secret)

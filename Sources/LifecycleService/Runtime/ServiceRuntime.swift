@@ -6,7 +6,11 @@ import LifecycleStore
 import Synchronization
 
 /// `lifecycle serve` as an object: starts the listeners and background work over one ``ServiceContext``,
-/// reloads on demand, and stops gracefully. Tests run it in-process on ephemeral ports.
+/// reloads on demand (SIGHUP: ``reload()``), and stops gracefully. Tests run it in-process on ephemeral ports.
+///
+/// Everything that depends on the configuration reads the context's ``ActiveConfiguration`` once per unit of
+/// work — the notification endpoint per request, the outbox per delivery round, the erasure runner per round,
+/// the admin API per request, the reconciler per run, the schedule per night — so a reload is one swap.
 public final class ServiceRuntime: Sendable {
     public let context: ServiceContext
     public let configurationFile: String?
@@ -17,7 +21,6 @@ public final class ServiceRuntime: Sendable {
     /// Executes due erasure steps in the background (`erasure` settings); also what the admin API's job
     /// routes call (``ErasureJobRunner/completeCallback(jobID:target:outcome:evidence:)``, ``ErasureJobRunner/retry(jobID:)``).
     public let erasureRunner: ErasureJobRunner
-    private let ingestor: Reloadable<NotificationIngestor>
     private let publicServer: HTTPServer
     let outbox: OutboxDispatcher
     /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
@@ -26,6 +29,8 @@ public final class ServiceRuntime: Sendable {
     private let environment: [String: String]
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopped = Mutex<Bool>(false)
+    /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
+    private let rescheduled = WakeSignal()
 
     public init(
         context: ServiceContext, configurationFile: String? = nil,
@@ -35,16 +40,12 @@ public final class ServiceRuntime: Sendable {
         self.environment = environment
         self.configurationFile = configurationFile
         self.instanceID = ProcessIdentity.current.description
-        self.erasureRunner = ErasureJobRunner(
-            configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
-            clock: context.clock, owner: instanceID, webhookSigners: context.webhookSigners)
-        let ingestor = Reloadable(context.ingestor)
-        self.ingestor = ingestor
+        self.erasureRunner = ErasureJobRunner(context: context, owner: instanceID)
         let configuration = context.configuration
         let tls = context.tls
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
-            ingestor: { ingestor.current }, store: context.store, keys: context.keys,
+            ingestor: { context.current.ingestor }, store: context.store, keys: context.keys,
             metrics: context.metrics,
             readinessDetails: {
                 guard let tls else { return ["tls": "terminated upstream"] }
@@ -59,21 +60,20 @@ public final class ServiceRuntime: Sendable {
         var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
         if let tls { serverConfiguration.transport = .tls(tls) }
         publicServer = HTTPServer(configuration: serverConfiguration, handler: routes.handle)
-        var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
-        for app in configuration.apps {
-            if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url),
-                let signer = context.webhookSigners[app.id]
-            {
-                endpoints[app.id] = (endpoint, signer)
-            }
-        }
         outbox = OutboxDispatcher(
             store: context.store,
-            delivery: WebhookDelivery(
-                endpoints: endpoints, timeout: .milliseconds(configuration.outbox.timeoutMilliseconds),
-                clock: context.clock),
-            configuration: configuration.outbox, owner: instanceID, clock: context.clock, metrics: context.metrics,
-            log: context.log, signal: context.outboxSignal)
+            settings: {
+                let active = context.current
+                return (active.configuration.outbox, active.webhookDelivery)
+            }, owner: instanceID, clock: context.clock, metrics: context.metrics, log: context.log,
+            signal: context.outboxSignal)
+        context.metrics.describe(
+            Self.reloadsMetric, kind: "counter",
+            help: "SIGHUP reloads of the configuration file, by result (applied, refused).")
+        context.metrics.describe(
+            Self.heartbeatsMetric, kind: "counter", help: "Heartbeats this instance recorded in the store.")
+        context.metrics.describe(
+            Self.lastHeartbeatMetric, kind: "gauge", help: "Unix time of this instance's last recorded heartbeat.")
     }
 
     static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
@@ -97,7 +97,8 @@ public final class ServiceRuntime: Sendable {
     public func start() async throws {
         let log = context.log
         // Before anything binds: an enabled admin listener without a token refuses to start.
-        let admin = try AdminListener.makeServer(context: context, erasure: erasureRunner, environment: environment)
+        context.activate(adminToken: try AdminListener.token(for: context.configuration, environment: environment))
+        let admin = AdminListener.makeServer(context: context, erasure: erasureRunner)
         if let error = await context.keys.refresh() {
             // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
@@ -116,21 +117,23 @@ public final class ServiceRuntime: Sendable {
                 ("path", .string(context.configuration.publicListener.notificationPath)),
                 ("store", .string(context.configuration.storage.redactedURL)), ("instance", .string(instanceID)),
             ])
+        warnAboutUnmappedApps()
+        let context = self.context
         startBackground { [self] in await heartbeatLoop() }
         startBackground { [outbox] in await outbox.run() }
-        for app in context.configuration.apps where app.erasure == nil {
-            log.warning("erasure.unmapped_app", [("app", .string(app.id))])
-        }
-        if context.configuration.erasure.runInServe {
-            startBackground { [erasureRunner] in await erasureRunner.run() }
+        // Runs in the rounds where the configuration in force says erasure.runInServe, so a reload can turn it
+        // on or off.
+        startBackground { [erasureRunner] in
+            await erasureRunner.run(enabled: { context.configuration.erasure.runInServe })
         }
         // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
         // erasure runner alone.
-        if let daily = context.configuration.reconcile.dailyAt,
-            let zone = TimeZone(identifier: context.configuration.reconcile.timeZone)
-        {
-            let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
-            startBackground { [self] in await scheduledReconcileLoop(schedule) }
+        startBackground { [self] in await scheduledReconcileLoop() }
+    }
+
+    private func warnAboutUnmappedApps() {
+        for app in context.configuration.apps where app.erasure == nil {
+            context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
         }
     }
 
@@ -223,14 +226,26 @@ public final class ServiceRuntime: Sendable {
     /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then writes the day's
     /// reports — also after a failed run, whose reports then carry the last completed run's findings. With
     /// several instances the run lock lets one of them reconcile; the others log `reconcile.scheduled_busy`
-    /// and leave the reports to it.
-    private func scheduledReconcileLoop(_ schedule: DailySchedule) async {
+    /// and leave the reports to it. The schedule is read from the configuration in force and again after each
+    /// reload; without `dailyAt` the loop only waits for a reload.
+    private func scheduledReconcileLoop() async {
         while !Task.isCancelled {
+            let settings = context.configuration.reconcile
+            guard let daily = settings.dailyAt, let zone = TimeZone(identifier: settings.timeZone) else {
+                await rescheduled.wait(timeout: .seconds(3600))
+                continue
+            }
+            let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
             let now = context.clock.now()
             let next = schedule.next(after: now)
             context.log.info("reconcile.scheduled", [("at", .string(next.iso8601))])
-            try? await Task.sleep(for: .milliseconds(next.millisecondsSinceEpoch - now.millisecondsSinceEpoch))
+            // Woken early by a reload: the schedule is read again.
+            while !Task.isCancelled, context.clock.now() < next, context.configuration.reconcile == settings {
+                let wait = next.millisecondsSinceEpoch - context.clock.now().millisecondsSinceEpoch
+                await rescheduled.wait(timeout: .milliseconds(max(1, wait)))
+            }
             if Task.isCancelled { return }
+            guard context.configuration.reconcile == settings else { continue }
             let day = schedule.day(of: next)
             do {
                 _ = try await Reconciler(context: context, owner: instanceID).run(asOf: context.clock.now())
@@ -248,33 +263,40 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    /// SIGHUP: re-read the configuration (apps, audiences, log-level changes take effect; listener and
-    /// storage changes need a restart and are reported) and re-fetch the key set. A configuration that does
-    /// not validate is refused and the running one is kept.
+    static let reloadsMetric = "lifecycle_config_reloads_total"
+
+    /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and
+    /// audiences, account transitions with their outbox and erasure effects (each app's policy: jobs scheduled
+    /// from now on follow it, scheduled ones keep theirs), webhook signers and endpoints, the erasure runner's
+    /// and the outbox's settings, the admin token, the schedule, the log level — and swaps it in at once. A
+    /// file that does not load (unreadable, invalid, a missing secret) changes nothing: one `reload.refused`
+    /// line says why. Settings bound at start (store, listeners, JWKS source, pseudonym key) keep their running
+    /// values and `reload.restart_required` names them. Then the TLS certificate is reloaded and the key set
+    /// re-fetched; `lifecycle_config_reloads_total{result}` counts the reload once all of that is done.
     public func reload() async {
         let log = context.log
+        var result: String?
         if let file = configurationFile {
             do {
-                let fresh = try ServiceConfiguration.load(file: file)
-                let current = context.configuration
-                if fresh.storage.url != current.storage.url || fresh.publicListener.port != current.publicListener.port
-                    || fresh.publicListener.host != current.publicListener.host
-                {
-                    log.warning("reload.restart_required", [("reason", "listener or storage settings changed")])
+                let fresh = try ServiceConfiguration.load(file: file, environment: environment)
+                let (next, kept) = fresh.keepingStartupSettings(of: context.configuration)
+                let active = try context.prepare(
+                    next, adminToken: try AdminListener.token(for: next, environment: environment),
+                    environment: environment)
+                context.activate(active)
+                rescheduled.notify()
+                context.outboxSignal.notify()
+                if !kept.isEmpty {
+                    log.warning(
+                        "reload.restart_required",
+                        [("kept", .array(kept.map { .string($0) })), ("reason", "bound when serve started")])
                 }
-                let verifier = NotificationVerifier(
-                    keys: context.keys,
-                    configuration: NotificationVerifier.Configuration(
-                        issuer: fresh.apple.issuer, audiences: fresh.allClientIDs,
-                        leewaySeconds: Int64(fresh.apple.leewaySeconds)))
-                let next = NotificationIngestor(
-                    configuration: fresh, verifier: verifier, store: context.store, log: log,
-                    metrics: context.metrics, clock: context.clock, transitions: context.transitions,
-                    committed: context.outboxSignal)
-                ingestor.replace(with: next)
-                log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
+                log.info("reload.configuration", [("apps", .integer(Int64(next.apps.count)))])
+                warnAboutUnmappedApps()
+                result = "applied"
             } catch {
-                log.log(.error, "reload.refused", [("error", .string(String(describing: error)))])
+                log.log(.error, "reload.refused", [("error", .string(Self.oneLine(error)))])
+                result = "refused"
             }
         }
         if let tls = context.tls {
@@ -290,6 +312,12 @@ public final class ServiceRuntime: Sendable {
         } else {
             log.info("reload.keys", [("keys", .integer(Int64(context.keys.statistics.keyCount)))])
         }
+        if let result { context.metrics.increment(Self.reloadsMetric, [("result", result)]) }
+    }
+
+    /// An error as one line (a description never spans lines in a log field).
+    private static func oneLine(_ error: any Error) -> String {
+        String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// Stops accepting, lets in-flight requests finish and answer, stops background work, records the stop

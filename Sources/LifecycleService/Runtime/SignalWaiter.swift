@@ -2,11 +2,13 @@ import Dispatch
 import Foundation
 
 /// Turns process signals into async events: returns on SIGTERM or SIGINT, calls `onReload` on each SIGHUP.
-/// The caller must already have set the signals to SIG_IGN (see ``ServeCommand``).
+/// Reloads run one after another in arrival order (two quick SIGHUPs never interleave, so the last file read
+/// is the one in force). The caller must already have set the signals to SIG_IGN (see ``ServeCommand``).
 enum SignalWaiter {
     static func waitForTermination(onReload: @escaping @Sendable () async -> Void) async {
         let queue = DispatchQueue(label: "lifecycle.signals")
         let (termination, terminate) = AsyncStream<Void>.makeStream()
+        let (hangups, hangup) = AsyncStream<Void>.makeStream()
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGTERM, SIGINT] {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
@@ -14,11 +16,16 @@ enum SignalWaiter {
             source.resume()
             sources.append(source)
         }
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
-        hangup.setEventHandler { Task { await onReload() } }
-        hangup.resume()
-        sources.append(hangup)
+        let hangupSource = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        hangupSource.setEventHandler { hangup.yield() }
+        hangupSource.resume()
+        sources.append(hangupSource)
+        let reloads = Task {
+            for await _ in hangups { await onReload() }
+        }
         for await _ in termination { break }
         for source in sources { source.cancel() }
+        hangup.finish()
+        await reloads.value
     }
 }
