@@ -20,18 +20,23 @@ public struct NewOutboxMessage: Sendable, Hashable {
     public var kind: String
     /// The body the service built (JSON); the store keeps it as text and never reads it.
     public var payload: String
+    /// The `webhook-id` every delivery of this message carries (``WebhookMessageID``): unique across stores,
+    /// fixed here so every retry sends the same one. The store refuses a second message with the same id.
+    public var messageID: String
     /// The first attempt is not made before this instant.
     public var availableAt: Instant
     /// When the message was enqueued; the same as ``availableAt`` unless given.
     public var createdAt: Instant
 
     public init(
-        app: String, subject: String, kind: String, payload: String, availableAt: Instant, createdAt: Instant? = nil
+        app: String, subject: String, kind: String, payload: String, messageID: String, availableAt: Instant,
+        createdAt: Instant? = nil
     ) {
         self.app = app
         self.subject = subject
         self.kind = kind
         self.payload = payload
+        self.messageID = messageID
         self.availableAt = availableAt
         self.createdAt = createdAt ?? availableAt
     }
@@ -39,7 +44,10 @@ public struct NewOutboxMessage: Sendable, Hashable {
 
 /// A stored outbox message with its delivery bookkeeping.
 public struct OutboxMessage: Sendable, Hashable {
+    /// The store's row id: the order of enqueueing, and the id the admin API and CLI name a message by.
     public var id: Int64
+    /// The `webhook-id` of every delivery (``NewOutboxMessage/messageID``).
+    public var messageID: String
     public var app: String
     public var subject: String
     public var kind: String
@@ -63,11 +71,13 @@ public struct OutboxMessage: Sendable, Hashable {
     public var deliveredAt: Instant?
 
     public init(
-        id: Int64, app: String, subject: String, kind: String, payload: String, status: OutboxStatus, attempts: Int,
-        createdAt: Instant, availableAt: Instant, leaseOwner: String?, leasedUntil: Instant?,
-        lastAttemptAt: Instant?, lastError: String?, lastStatusCode: Int?, deliveredAt: Instant?
+        id: Int64, messageID: String, app: String, subject: String, kind: String, payload: String,
+        status: OutboxStatus, attempts: Int, createdAt: Instant, availableAt: Instant, leaseOwner: String?,
+        leasedUntil: Instant?, lastAttemptAt: Instant?, lastError: String?, lastStatusCode: Int?,
+        deliveredAt: Instant?
     ) {
         self.id = id
+        self.messageID = messageID
         self.app = app
         self.subject = subject
         self.kind = kind

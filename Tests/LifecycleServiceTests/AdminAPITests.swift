@@ -253,7 +253,8 @@ struct AdminAPITests {
                 NewOutboxMessage(
                     app: ServiceHarness.appID, subject: TestFixtures.subject,
                     kind: WebhookKind.sessionsTerminate.rawValue,
-                    payload: #"{"type":"account.sessions.terminate"}"#, availableAt: now.adding(seconds: -1)))
+                    payload: #"{"type":"account.sessions.terminate"}"#, messageID: "msg_dead_test",
+                    availableAt: now.adding(seconds: -1)))
             _ = try writer.claimOutbox(now: now, owner: "test", leaseUntil: now.adding(seconds: 30), limit: 10)
             try writer.failOutbox(
                 id: id, owner: "test", error: "connection refused", statusCode: 503, nextAttemptAt: nil, at: now)
@@ -304,7 +305,7 @@ struct AdminAPITests {
                 try writer.enqueueOutbox(
                     NewOutboxMessage(
                         app: "shop", subject: "sub-\(index)", kind: "account.sessions.terminate", payload: "{}",
-                        availableAt: now))
+                        messageID: "msg_page_\(index)", availableAt: now))
             }
         }
         let first = try await Self.call(harness, "GET", "/v1/outbox?limit=2")

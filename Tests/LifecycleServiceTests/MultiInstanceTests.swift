@@ -171,7 +171,7 @@ struct MultiInstanceTests {
         // One outbox message per effect, each delivered: every id arrived, and more than once only when the
         // killed instance had sent it without recording the result (at least once, de-duplicated by webhook-id).
         let outboxIDs = try await database.withConnection { connection throws(PostgresError) in
-            try connection.query("SELECT id, kind FROM outbox").map { ("msg_\($0.int64(0))", $0.text(1)) }
+            try connection.query("SELECT message_id, kind FROM outbox").map { ($0.text(0), $0.text(1)) }
         }
         #expect(outboxIDs.count == Self.notificationCount)
         #expect(outboxIDs.allSatisfy { $0.1 == "account.sessions.terminate" })

@@ -1,3 +1,4 @@
+import Foundation
 import LifecycleCore
 import LifecycleStore
 
@@ -59,10 +60,10 @@ extension Fixtures {
 
     static func outboxMessage(
         app: String = "shop", subject: String = "001234.5f8e2a.0957", kind: String = "account.sessions.terminate",
-        availableAt: Instant = receivedAt
+        availableAt: Instant = receivedAt, messageID: String? = nil
     ) -> NewOutboxMessage {
         NewOutboxMessage(
             app: app, subject: subject, kind: kind, payload: #"{"type":"\#(kind)","sub":"\#(subject)"}"#,
-            availableAt: availableAt)
+            messageID: messageID ?? "msg_test_\(UUID().uuidString.lowercased())", availableAt: availableAt)
     }
 }

@@ -10,6 +10,18 @@ struct OutboxStoreContractTests {
     /// Seconds a claim leases a message for.
     private var lease: Int64 { 30 }
 
+    @Test("a message keeps its webhook id; a second message with the same id is refused", arguments: StoreFactory.all)
+    func messageIDsAreUnique(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            let first = Fixtures.outboxMessage(messageID: "msg_0190f5e6-0000-7000-8000-000000000001")
+            let id = try await store.write { try $0.enqueueOutbox(first) }
+            let again = Fixtures.outboxMessage(subject: "other", messageID: first.messageID)
+            await #expect(throws: StoreError.self) { try await store.write { try $0.enqueueOutbox(again) } }
+            #expect(try await store.read { try $0.outboxMessage(id: id) }?.messageID == first.messageID)
+            #expect(try await store.read { try $0.outbox(limit: 10) }.count == 1)
+        }
+    }
+
     @Test(
         "an enqueued message is pending, and claiming it sets the lease and counts the attempt",
         arguments: StoreFactory.all)
@@ -21,7 +33,8 @@ struct OutboxStoreContractTests {
             #expect(
                 enqueued
                     == OutboxMessage(
-                        id: id, app: new.app, subject: new.subject, kind: new.kind, payload: new.payload,
+                        id: id, messageID: new.messageID, app: new.app, subject: new.subject, kind: new.kind,
+                        payload: new.payload,
                         status: .pending, attempts: 0, createdAt: t0, availableAt: t0, leaseOwner: nil,
                         leasedUntil: nil,
                         lastAttemptAt: nil, lastError: nil, lastStatusCode: nil, deliveredAt: nil))

@@ -131,6 +131,39 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("an outbox written before webhook ids keeps msg_<row id> for its messages; the column is then required")
+    func outboxMessageIDMigration() async throws {
+        try await withStoreLocation(factory) { location in
+            let schema = StoreFactory.postgresSchema(for: location)
+            let url = self.url
+            try await PostgresBlocking.run { () throws(StoreError) in
+                let connection: PostgresConnection
+                do {
+                    connection = try PostgresConnection(url: url, schema: nil, connectTimeoutSeconds: 5)
+                } catch {
+                    throw StoreError(convertingPostgres: error)
+                }
+                defer { connection.close() }
+                let before = Array(PostgresSchema.migrations.prefix { $0.name != "outbox-message-ids" })
+                try PostgresMigrator(migrations: before).migrate(connection, schema: schema)
+                do {
+                    _ = try connection.query(
+                        """
+                        INSERT INTO outbox (app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms)
+                        VALUES ('shop', 's', 'account.sessions.terminate', '{}', 'pending', 2, 1, 1)
+                        """)
+                } catch {
+                    throw StoreError(convertingPostgres: error)
+                }
+            }
+            let store = try await factory.open(location)
+            let migrated = try await store.read { try $0.outbox(limit: 10) }.first
+            await store.close()
+            #expect(migrated?.messageID == "msg_\(migrated?.id ?? 0)")
+            #expect(migrated?.attempts == 2)
+        }
+    }
+
     @Test("a schema migrated by a newer build is refused")
     func refusesNewerSchema() async throws {
         try await withStoreLocation(factory) { location in

@@ -18,6 +18,34 @@ struct SQLiteStoreTests {
         return rows
     }
 
+    @Test("an outbox written before webhook ids keeps msg_<row id> for its messages; new ones get their own")
+    func outboxMessageIDMigration() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            let before = Array(SQLiteSchema.migrations.prefix { $0.name != "outbox-message-ids" })
+            let old = try await SQLiteStore.open(
+                path: path, configuration: .init(), migrator: Migrator(migrations: before))
+            await old.close()
+            let connection = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 1_000)
+            try connection.execute(
+                """
+                INSERT INTO outbox (app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms)
+                VALUES ('shop', 's', 'account.sessions.terminate', '{}', 'pending', 2, 1, 1)
+                """)
+            connection.close()
+
+            let store = try await SQLiteStore.open(path: path)
+            let migrated = try await store.read { try $0.outboxMessage(id: 1) }
+            let new = Fixtures.outboxMessage(messageID: "msg_0190f5e6-0000-7000-8000-00000000000a")
+            let id = try await store.write { try $0.enqueueOutbox(new) }
+            let added = try await store.read { try $0.outboxMessage(id: id) }
+            await store.close()
+            #expect(migrated?.messageID == "msg_1", "a receiver that saw msg_1 still recognises its retries")
+            #expect(migrated?.attempts == 2)
+            #expect(added?.messageID == new.messageID)
+        }
+    }
+
     @Test("a new database gets every migration once, and reopening applies none again")
     func migrationsApplyOnce() async throws {
         try await withTemporaryDirectory { directory in

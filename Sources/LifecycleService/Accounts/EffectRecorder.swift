@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleCrypto
 import LifecycleStore
 
 /// Turns the effects the state machine names into durable rows, inside the transition's transaction
@@ -9,10 +10,18 @@ public struct EffectRecorder: Sendable {
     public var webhookApps: Set<String>
     /// Writes erasure jobs for `schedulePolicy` and cancels them for `cancelRelinkCancellableJobs`.
     public var erasure: (any ErasureScheduling)?
+    /// The `webhook-id` of a message created at an instant (``WebhookMessageID``, random bits from OpenSSL).
+    public var messageIDs: @Sendable (Instant) -> String
 
-    public init(webhookApps: Set<String>, erasure: (any ErasureScheduling)? = nil) {
+    public init(
+        webhookApps: Set<String>, erasure: (any ErasureScheduling)? = nil,
+        messageIDs: @escaping @Sendable (Instant) -> String = { instant in
+            WebhookMessageID.make(at: instant, random: SecureRandom.bytes(count: WebhookMessageID.randomByteCount))
+        }
+    ) {
         self.webhookApps = webhookApps
         self.erasure = erasure
+        self.messageIDs = messageIDs
     }
 
     public func record(_ effects: [AccountEffect], context: TransitionContext, in writer: any StoreWriter) throws {
@@ -35,7 +44,7 @@ public struct EffectRecorder: Sendable {
     }
 
     /// The body follows Standard Webhooks (`type`, `timestamp`, `data`); it is frozen at enqueue time so a
-    /// retry sends the same bytes, and `webhook-id` (the outbox id) lets the receiver de-duplicate.
+    /// retry sends the same bytes, and `webhook-id` (fixed here too) lets the receiver de-duplicate.
     private func enqueue(
         _ kind: WebhookKind, context: TransitionContext, data: JSONObject, in writer: any StoreWriter
     ) throws {
@@ -52,7 +61,7 @@ public struct EffectRecorder: Sendable {
         _ = try writer.enqueueOutbox(
             NewOutboxMessage(
                 app: context.app, subject: context.subject, kind: kind.rawValue, payload: payload.serialized(),
-                availableAt: context.input.receivedAt))
+                messageID: messageIDs(context.input.receivedAt), availableAt: context.input.receivedAt))
     }
 }
 

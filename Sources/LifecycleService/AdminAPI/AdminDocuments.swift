@@ -49,7 +49,8 @@ enum AdminDocuments {
     static func outboxMessage(_ message: OutboxMessage, includePayload: Bool) -> JSONValue {
         func instant(_ value: Instant?) -> JSONValue { value.map { .string($0.iso8601) } ?? .null }
         var object: JSONObject = [
-            "id": .integer(message.id), "app": .string(message.app), "sub": .string(message.subject),
+            "id": .integer(message.id), "webhookId": .string(message.messageID), "app": .string(message.app),
+            "sub": .string(message.subject),
             "kind": .string(message.kind), "status": .string(message.status.rawValue),
             "attempts": .integer(Int64(message.attempts)), "createdAt": .string(message.createdAt.iso8601),
             "availableAt": .string(message.availableAt.iso8601), "leasedUntil": instant(message.leasedUntil),

@@ -24,7 +24,7 @@ struct WebhookDelivery: Sendable {
         let body = Array(message.payload.utf8)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
         for (name, value) in signer.headers(
-            id: "msg_\(message.id)", timestamp: clock.now().secondsSinceEpoch, body: body)
+            id: message.messageID, timestamp: clock.now().secondsSinceEpoch, body: body)
         {
             try? headers.add(name: name, value: value)
         }

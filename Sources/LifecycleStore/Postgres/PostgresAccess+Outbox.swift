@@ -14,7 +14,8 @@ extension PostgresAccess {
     private static let qualifiedOutboxColumns = """
         outbox.id, outbox.app, outbox.sub, outbox.kind, outbox.payload, outbox.status, outbox.attempts,
         outbox.created_at_ms, outbox.available_at_ms, outbox.lease_owner, outbox.leased_until_ms,
-        outbox.last_attempt_at_ms, outbox.last_error, outbox.last_status_code, outbox.delivered_at_ms
+        outbox.last_attempt_at_ms, outbox.last_error, outbox.last_status_code, outbox.delivered_at_ms,
+        outbox.message_id
         """
 
     private static func decodeAll(_ rows: [PostgresRow]) throws(PostgresError) -> [OutboxMessage] {
@@ -35,12 +36,13 @@ extension PostgresAccess {
         try postgres { () throws -> Int64 in
             let id = try connection.queryInt64(
                 """
-                INSERT INTO outbox (app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms)
-                VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6)
+                INSERT INTO outbox (
+                    app, sub, kind, payload, message_id, status, attempts, created_at_ms, available_at_ms)
+                VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7)
                 RETURNING id
                 """,
                 [
-                    message.app, message.subject, message.kind, message.payload,
+                    message.app, message.subject, message.kind, message.payload, message.messageID,
                     message.createdAt.millisecondsSinceEpoch, message.availableAt.millisecondsSinceEpoch,
                 ])
             guard let id else { throw PostgresError(message: "outbox insert returned no id") }

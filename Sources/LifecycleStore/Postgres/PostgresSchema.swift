@@ -18,6 +18,7 @@ enum PostgresSchema {
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
         Migration(version: 8, name: "reconciler", sql: reconciler),
         Migration(version: 9, name: "daily-reports", sql: dailyReports),
+        Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs),
     ]
 
     /// See ``SQLiteSchema/inbox``.
@@ -234,5 +235,13 @@ enum PostgresSchema {
             written_at_ms BIGINT NOT NULL,
             PRIMARY KEY (day, app)
         );
+        """
+
+    /// See ``SQLiteSchema/outboxMessageIDs``; here the column is NOT NULL once the old rows have their ids.
+    static let outboxMessageIDs = """
+        ALTER TABLE outbox ADD COLUMN message_id TEXT;
+        UPDATE outbox SET message_id = 'msg_' || id;
+        ALTER TABLE outbox ALTER COLUMN message_id SET NOT NULL;
+        CREATE UNIQUE INDEX outbox_message_id ON outbox (message_id);
         """
 }

@@ -23,12 +23,13 @@ extension SQLiteAccess {
         try sqlite { () throws -> Int64 in
             let id = try connection.queryInt64(
                 """
-                INSERT INTO outbox (app, sub, kind, payload, status, attempts, created_at_ms, available_at_ms)
-                VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)
+                INSERT INTO outbox (
+                    app, sub, kind, payload, message_id, status, attempts, created_at_ms, available_at_ms)
+                VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)
                 RETURNING id
                 """,
                 [
-                    message.app, message.subject, message.kind, message.payload,
+                    message.app, message.subject, message.kind, message.payload, message.messageID,
                     message.createdAt.millisecondsSinceEpoch, message.availableAt.millisecondsSinceEpoch,
                 ])
             guard let id else { throw SQLiteError(code: 1, message: "outbox insert returned no id") }

@@ -11,6 +11,7 @@ enum SQLiteSchema {
         Migration(version: 7, name: "erasure-jobs", sql: erasureJobs),
         Migration(version: 8, name: "reconciler", sql: reconciler),
         Migration(version: 9, name: "daily-reports", sql: dailyReports),
+        Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs),
     ]
 
     /// Reconcile runs (one `running` row at most: the lock, with a lease so a crashed run does not hold it
@@ -243,5 +244,16 @@ enum SQLiteSchema {
             written_at_ms INTEGER NOT NULL,
             PRIMARY KEY (day, app)
         ) WITHOUT ROWID;
+        """
+
+    /// The `webhook-id` of each message (``WebhookMessageID``), written with the message from now on. Rows
+    /// enqueued before keep the id they were delivered under, `msg_<row id>`, so a receiver that has seen one
+    /// still recognises its retries. SQLite cannot add a NOT NULL column without a default
+    /// (https://www.sqlite.org/lang_altertable.html §5.1); the store always writes one, and the unique index
+    /// refuses a repeat.
+    static let outboxMessageIDs = """
+        ALTER TABLE outbox ADD COLUMN message_id TEXT;
+        UPDATE outbox SET message_id = 'msg_' || id;
+        CREATE UNIQUE INDEX outbox_message_id ON outbox (message_id);
         """
 }
