@@ -87,6 +87,41 @@ struct AdminOpenAPITests {
         await harness.stop()
     }
 
+    @Test(
+        "every documented query parameter is accepted by its route, and the jobs and account views carry what the schemas require"
+    )
+    func queryParametersAndShapes() async throws {
+        let harness = try ServiceHarness(
+            extraConfiguration: ["erasure": ["runInServe": false]], adminToken: AdminAPITests.token)
+        let service = try await harness.start()
+        _ = try await AdminAPITests.call(harness, "PUT", AdminAPITests.accountPath() + "/link")
+        _ = try await Self.seedJobs(in: service.context.store)
+        let document = try Self.document()
+        let paths = try #require(document["paths"]?.objectValue)
+        for path in paths where !path.key.contains("{") {
+            for parameter in path.value["get"]?["parameters"]?.arrayValue ?? [] where parameter["in"] == "query" {
+                let name = try #require(parameter["name"]?.stringValue)
+                let schema = parameter["schema"]
+                let value =
+                    schema?["enum"]?.arrayValue?.first?.stringValue
+                    ?? (schema?["type"] == "integer" ? "1" : schema?["type"] == "boolean" ? "true" : "shop")
+                let answer = try await AdminAPITests.call(harness, "GET", "\(path.key)?\(name)=\(value)")
+                #expect(answer.json?["error"] != "unknown_parameter", "GET \(path.key)?\(name)= is routed")
+            }
+        }
+        func required(_ schema: String) throws -> [String] {
+            try #require(document["components"]?["schemas"]?[schema]?["required"]?.arrayValue).compactMap(\.stringValue)
+        }
+        let jobs = try await AdminAPITests.call(harness, "GET", "/v1/jobs")
+        let job = try #require(jobs.json?["jobs"]?.arrayValue?.first?.objectValue)
+        #expect(try required("Job").allSatisfy { job[$0] != nil }, "a job has every property Job requires")
+        let step = try #require(job["steps"]?.arrayValue?.first?.objectValue)
+        #expect(try required("JobStep").allSatisfy { step[$0] != nil }, "a step has every property JobStep requires")
+        let account = try await AdminAPITests.call(harness, "GET", AdminAPITests.accountPath())
+        #expect(account.json?["erasureJobs"]?.arrayValue?.count == 2, "the account view carries its jobs")
+        await harness.stop()
+    }
+
     /// One erasure job whose only step failed, and one whose webhook step waits for its callback.
     static func seedJobs(in store: any Store) async throws -> (failed: Int64, waiting: Int64) {
         let now = SystemWallClock().now()

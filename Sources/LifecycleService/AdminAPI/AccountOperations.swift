@@ -43,15 +43,18 @@ public struct AccountOperations: Sendable {
     /// The configured app ids.
     public var appIDs: Set<String> { Set(context.configuration.apps.map(\.id)) }
 
-    /// The account with its whole history and its pending and dead outbox messages.
+    /// The account with its whole history, its pending and dead outbox messages, and its erasure jobs with
+    /// their steps and evidence (DESIGN.md §4).
     /// - Throws: ``AdminError`` `unknown_app`, `unknown_account`, `storage_unavailable`.
     public func show(app: String, subject: String) async throws -> JSONValue {
         try checkApp(app)
         let limits = limits
         let found = try await AdminError.mappingStoreFailures(log: log) {
-            try await store.read { reader -> (AccountRecord, [StoredHistoryEntry], [OutboxMessage])? in
+            try await store.read {
+                reader -> (AccountRecord, [StoredHistoryEntry], [OutboxMessage], [StoredErasureJob])? in
                 guard let record = try reader.account(app: app, subject: subject) else { return nil }
                 let history = try reader.history(app: app, subject: subject)
+                let jobs = try reader.erasureJobs(app: app, subject: subject)
                 var messages: [OutboxMessage] = []
                 for status in [OutboxStatus.pending, .dead] {
                     var after: Int64? = nil
@@ -66,13 +69,15 @@ public struct AccountOperations: Sendable {
                         after = last.id
                     }
                 }
-                return (record, history, messages.sorted { $0.id < $1.id })
+                return (record, history, messages.sorted { $0.id < $1.id }, jobs)
             }
         }
-        guard let (record, history, messages) = found else { throw AdminError.unknownAccount }
+        guard let (record, history, messages, jobs) = found else { throw AdminError.unknownAccount }
         var document = AdminDocuments.account(app: app, subject: subject, record: record)
         document["history"] = .array(history.map(AdminDocuments.history))
         document["outbox"] = .array(messages.map { AdminDocuments.outboxMessage($0, includePayload: false) })
+        let pseudonym = context.pseudonymizer.pseudonym(app: app, subject: subject)
+        document["erasureJobs"] = .array(jobs.map { JobsCommand.describeJSON($0, pseudonym: pseudonym) })
         return .object(document)
     }
 

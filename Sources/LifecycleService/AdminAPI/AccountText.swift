@@ -1,7 +1,7 @@
 import LifecycleCore
 
 /// The text form of the account documents for `lifecycle account` without `--json`: one headline, then
-/// the history and outbox as aligned lines. Built from the JSON document so `--url` and the store print
+/// the history, outbox and erasure jobs (with each step's evidence) as aligned lines. Built from the JSON document so `--url` and the store print
 /// the same.
 enum AccountText {
     static func render(_ document: JSONValue) -> String {
@@ -41,6 +41,31 @@ enum AccountText {
                 lines.append(line)
             }
         }
+        if let jobs = document["erasureJobs"]?.arrayValue, !jobs.isEmpty {
+            lines.append("erasure jobs:")
+            for job in jobs {
+                var line = "  #\(job["id"]?.integerValue ?? 0) \(text(job["status"]))  \(text(job["trigger"]))"
+                line += "  policy \(text(job["policy"]))  not before \(text(job["not_before"]))"
+                line += "  deadline \(text(job["deadline"]))"
+                if let finished = job["finished_at"]?.stringValue { line += "  finished \(finished)" }
+                if let reason = job["cancel_reason"]?.stringValue { line += "  cancelled (\(reason))" }
+                lines.append(line)
+                for step in job["steps"]?.arrayValue ?? [] { lines.append("    " + Self.step(step)) }
+            }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// One erasure step and its evidence: `app-db done, 1 attempt, 3 rows affected, verification count 0`.
+    static func step(_ step: JSONValue) -> String {
+        func count(_ value: Int64, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
+        var parts = ["\(step["target"]?.stringValue ?? "-") \(step["status"]?.stringValue ?? "-")"]
+        parts.append(count(step["attempts"]?.integerValue ?? 0, "attempt"))
+        if let rows = step["rows_affected"]?.integerValue { parts.append(count(rows, "row") + " affected") }
+        if let remaining = step["verification_count"]?.integerValue { parts.append("verification count \(remaining)") }
+        if let status = step["response_status"]?.integerValue { parts.append("response \(status)") }
+        if let code = step["error_code"]?.stringValue { parts.append("last error \(code)") }
+        if let finished = step["finished_at"]?.stringValue { parts.append("finished \(finished)") }
+        return parts.joined(separator: ", ")
     }
 }

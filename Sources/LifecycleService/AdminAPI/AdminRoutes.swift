@@ -108,11 +108,13 @@ struct AdminRoutes: Sendable {
                         app: query.filters["app"], includeResolved: resolved, limit: query.limit, after: query.after))
             )
         case .jobs:
-            let query = try PageQuery(request.query, filters: ["status"])
+            let query = try PageQuery(request.query, filters: ["status", "app", "sub"])
             return (
                 name,
                 .jsonDocument(
-                    try await jobs.list(status: query.filters["status"], limit: query.limit, after: query.after))
+                    try await jobs.list(
+                        status: query.filters["status"], app: query.filters["app"], subject: query.filters["sub"],
+                        limit: query.limit, after: query.after))
             )
         case .jobRetry:
             guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {

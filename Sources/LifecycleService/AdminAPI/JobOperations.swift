@@ -8,7 +8,25 @@ struct JobOperations: Sendable {
     let runner: ErasureJobRunner
     static let defaultLimit = 100
 
-    func list(status: String?, limit: Int?, after: Int64?) async throws -> JSONValue {
+    /// Jobs in id order, of one status or all; with `app` and `subject`, only that subject's jobs (a store
+    /// query by subject, `erasure_jobs_account`, not a scan), so an operator answering a data-subject request
+    /// finds them. `app` and `subject` go together: the store has no per-app listing.
+    /// - Throws: ``AdminError`` `invalid_status`, `invalid_query` (one of app and sub), `unknown_app`.
+    func list(
+        status: String?, app: String? = nil, subject: String? = nil, limit: Int?, after: Int64?
+    ) async throws -> JSONValue {
+        let pageSize = limit ?? Self.defaultLimit
+        let rows = try await jobs(status: status, app: app, subject: subject, limit: pageSize, after: after)
+        return [
+            "jobs": .array(rows.map(describe)),
+            "next": rows.count == pageSize ? rows.last.map { .integer($0.id) } ?? .null : .null,
+        ]
+    }
+
+    /// The rows ``list(status:app:subject:limit:after:)`` describes.
+    func jobs(
+        status: String?, app: String?, subject: String?, limit pageSize: Int, after: Int64?
+    ) async throws -> [StoredErasureJob] {
         var filter: ErasureJobStatus?
         if let status {
             guard let parsed = ErasureJobStatus(canonicalName: status) else {
@@ -18,15 +36,25 @@ struct JobOperations: Sendable {
             }
             filter = parsed
         }
-        let pageSize = limit ?? Self.defaultLimit
         let status = filter
-        let rows = try await context.store.read { reader in
-            try reader.erasureJobs(status: status, limit: pageSize, afterID: after)
+        let rows: [StoredErasureJob]
+        switch (app, subject) {
+        case (nil, nil):
+            rows = try await context.store.read { reader in
+                try reader.erasureJobs(status: status, limit: pageSize, afterID: after)
+            }
+        case (let app?, let subject?) where !subject.isEmpty:
+            guard context.configuration.apps.contains(where: { $0.id == app }) else {
+                throw AdminError(status: 404, code: "unknown_app", "no app with that id is configured")
+            }
+            let all = try await context.store.read { reader in try reader.erasureJobs(app: app, subject: subject) }
+            rows = Array(
+                all.filter { job in (status == nil || job.status == status) && job.id > (after ?? 0) }
+                    .prefix(pageSize))
+        default:
+            throw AdminError.badRequest("invalid_query", "app and sub go together: give both, or neither")
         }
-        return [
-            "jobs": .array(rows.map(describe)),
-            "next": rows.count == pageSize ? rows.last.map { .integer($0.id) } ?? .null : .null,
-        ]
+        return rows
     }
 
     func retry(id: Int64) async throws -> JSONValue {
