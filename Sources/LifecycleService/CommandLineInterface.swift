@@ -21,8 +21,11 @@ public enum CommandLineInterface {
             commands:
             \(lines.joined(separator: "\n"))
 
-            Every command takes --config FILE (default: $LIFECYCLE_CONFIG, else lifecycle.json) where it reads
-            configuration, and --help. Run 'lifecycle COMMAND --help' for its options.
+            Commands that read the configuration take --config FILE (default: $LIFECYCLE_CONFIG, else
+            lifecycle.json). A command refuses any option it does not use, naming it with its usage; -- ends
+            the options. serve logs JSON lines on standard error; other commands print one line when they
+            cannot run, and their structured log only with --log-level LEVEL (or LIFECYCLE_LOG_LEVEL).
+            Run 'lifecycle COMMAND --help' or 'lifecycle help COMMAND' for a command's options.
             """
     }
 
@@ -31,12 +34,27 @@ public enum CommandLineInterface {
     }
 
     public static func run(arguments: [String], io: CommandIO) async -> Int32 {
-        guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+        guard let name = arguments.first, name != "--help", name != "-h" else {
             io.print(overview)
             return arguments.isEmpty ? ExitStatus.failure : ExitStatus.success
         }
         if name == "--version" {
             io.print("lifecycle \(version)")
+            return ExitStatus.success
+        }
+        if name == "help" {
+            // `lifecycle help COMMAND` is `lifecycle COMMAND --help`.
+            guard arguments.count > 1 else {
+                io.print(overview)
+                return ExitStatus.success
+            }
+            guard arguments.count == 2, let command = commands.first(where: { $0.name == arguments[1] }) else {
+                io.printError(
+                    "lifecycle help: no command '\(arguments.dropFirst().joined(separator: " "))'; run 'lifecycle --help' for the list"
+                )
+                return ExitStatus.failure
+            }
+            io.print(command.help)
             return ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
@@ -49,13 +67,42 @@ public enum CommandLineInterface {
             return ExitStatus.success
         }
         do {
-            return try await command.run(&parsed, io: io)
+            let syntax = try parsed.parse(command.syntax)
+            let commandIO = try io.logging(at: logLevel(&parsed, syntax: syntax, environment: io.environment))
+            return try await command.run(&parsed, io: commandIO)
         } catch let error as UsageError {
-            io.printError("lifecycle \(name): \(error.message); see 'lifecycle \(name) --help'")
+            let pointer = error.usage.map { "usage: \($0)" } ?? "see 'lifecycle \(name) --help'"
+            io.printError("lifecycle \(name): \(error.message); \(pointer)")
         } catch {
-            io.printError("lifecycle \(name): \(error)")
+            io.printError("lifecycle \(name): \(Self.oneLine(error))")
         }
         return ExitStatus.failure
+    }
+
+    /// The structured log a command was asked for: `--log-level LEVEL` where its syntax offers it, else
+    /// `LIFECYCLE_LOG_LEVEL`; nil when neither is given.
+    static func logLevel(
+        _ arguments: inout CommandArguments, syntax: CommandSyntax, environment: [String: String]
+    ) throws(UsageError) -> LogLevel? {
+        guard syntax.option(named: CommandOption.logLevel.name) != nil else { return nil }
+        let (text, source) =
+            if let given = try arguments.option(CommandOption.logLevel.name) {
+                (given, CommandOption.logLevel.name)
+            } else {
+                (environment["LIFECYCLE_LOG_LEVEL"] ?? "", "LIFECYCLE_LOG_LEVEL")
+            }
+        guard !text.isEmpty else { return nil }
+        guard let level = LogLevel(rawValue: text) else {
+            throw UsageError(
+                "\(source) must be one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'",
+                usage: syntax.usage)
+        }
+        return level
+    }
+
+    /// An error as the one line a command prints.
+    static func oneLine(_ error: any Error) -> String {
+        String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     public static let version = "0.1.0"

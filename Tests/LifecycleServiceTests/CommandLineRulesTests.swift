@@ -55,6 +55,26 @@ struct CommandLineRulesTests {
         }
     }
 
+    @Test("every command and action, given an option it does not declare, refuses it with its own usage")
+    func everySyntaxRefuses() async throws {
+        let directory = try TemporaryDirectory()
+        for command in CommandLineInterface.commands {
+            for syntax in command.syntax {
+                // An option a sibling action takes, else one nobody takes.
+                let sibling = command.syntax.flatMap(\.options).first { syntax.option(named: $0.name) == nil }
+                let option = sibling?.name ?? "--no-such-option"
+                let value = sibling?.takesValue == false ? [] : ["x"]
+                let words = [command.name] + (syntax.action.map { [$0] } ?? [])
+                let result = try await LifecycleProcess.run(words + [option] + value, directory: directory.path)
+                let expected =
+                    "lifecycle \(command.name): \(option) is not an option of 'lifecycle \(syntax.name)'; usage: "
+                    + syntax.usage + "\n"
+                #expect(result.status == 2, "\(syntax.name) \(option): \(result)")
+                #expect(result.errors == expected, "\(syntax.name)")
+            }
+        }
+    }
+
     @Test("-- ends the options: a file named like an option after it is a file")
     func doubleDashEndsOptions() async throws {
         let fixture = try await ServeFixture()
@@ -115,6 +135,18 @@ struct CommandLineRulesTests {
             (["bench", "ingest", "--duration", "1", "--bodies", "300", "--connections", "2", "--json"], 0),
             (["demo", "--directory", demo.path, "--policies", ErasureScenario.shippedPolicies, "--json"], 0),
         ]
+        // Every syntax that offers --json is among the cases.
+        var offered: Set<String> = []
+        for command in CommandLineInterface.commands {
+            for syntax in command.syntax where syntax.option(named: "--json") != nil { offered.insert(syntax.name) }
+        }
+        var covered: Set<String> = []
+        for (arguments, _) in cases {
+            let pair = arguments.count > 1 ? arguments[0] + " " + arguments[1] : arguments[0]
+            covered.insert(offered.contains(pair) ? pair : arguments[0])
+        }
+        let untested = offered.subtracting(covered).sorted()
+        #expect(untested.isEmpty, "untested --json: \(untested)")
         for (arguments, status) in cases {
             let result = try await fixture.lifecycle(arguments)
             #expect(result.status == status, "\(arguments): \(result)")

@@ -58,6 +58,7 @@ struct EndpointCheckTests {
 
     static func runCheck(_ tokens: [String]) async throws -> (Int32, String) {
         var arguments = CommandArguments(command: "endpoint", tokens: tokens)
+        try arguments.parse(EndpointCommand.syntax)
         let (io, output, _) = CommandIO.capturing()
         let status = try await EndpointCommand.run(&arguments, io: io)
         return (status, output())

@@ -73,7 +73,7 @@ struct ErasureEndToEndTests {
             arguments: ["jobs", "list", "--status", "completed", "--json", "--config", harness.configurationFile],
             io: io)
         #expect(exit == 0)
-        let listed = output().split(separator: "\n").compactMap { JSONValue.parseIfValid(Array($0.utf8)) }
+        let listed = JSONValue.parseIfValid(Array(output().utf8))?["jobs"]?.arrayValue ?? []
         #expect(listed.map { $0["id"]?.integerValue } == [job.id])
         #expect(listed.first?["steps"]?.arrayValue?.first?["rows_affected"]?.integerValue == 3)
         #expect(!output().contains(subject), "accounts are listed by pseudonym")

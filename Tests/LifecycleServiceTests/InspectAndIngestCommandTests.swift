@@ -73,7 +73,7 @@ struct InspectAndIngestCommandTests {
     func inspectUsage() async {
         let result = await run(["inspect", "--jwsk", "x"])
         #expect(result.status == 2)
-        #expect(result.err.contains("unknown option --jwsk"))
+        #expect(result.err.contains("--jwsk is not an option of 'lifecycle inspect'; usage: lifecycle inspect"))
     }
 
     @Test("ingest twice on the same file stores each notification once")

@@ -8,12 +8,17 @@ import LifecycleCore
 struct AccountCommand: LifecycleCommand {
     static let name = "account"
     static let summary = "show an account, or report a sign-in (link) or an in-app deletion (delete)"
-    static let help = """
-        usage: lifecycle account show|link|delete --app ID --sub SUB [--event-time TIME] [--json]
-                                 [--config FILE] [--url URL [--token-file FILE]]
-
-        show     state, e-mail forwarding, the whole history (applied, stale, duplicate, ignored and why)
-                 and the account's pending and dead outbox messages
+    static let syntax = ["show", "link", "delete"].map { action in
+        CommandSyntax(
+            "account", action: action,
+            options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true)]
+                + (action == "show" ? [] : [.value("--event-time", "TIME")])
+                + [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel])
+    }
+    static let details = """
+        show     state, e-mail forwarding, the whole history (applied, stale, duplicate, ignored and why),
+                 the account's pending and dead outbox messages, and its erasure jobs with each step's
+                 status, attempts and evidence (rows affected, verification count, response, last error)
         link     the app reports a Sign in with Apple sign-in: creates an unknown account, re-links a
                  consent-revoked one; refused for a deleted account (deletion is terminal)
         delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
@@ -69,7 +74,7 @@ struct AccountCommand: LifecycleCommand {
             result = try await client.account(action, app: app, subject: subject, eventTime: eventTime)
         } else {
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration)
+            let context = try await ServiceContext.open(configuration: configuration, io: io)
             let operations = AccountOperations(context: context)
             do {
                 result = .success(

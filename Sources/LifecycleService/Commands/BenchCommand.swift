@@ -4,11 +4,18 @@ import Foundation
 struct BenchCommand: LifecycleCommand {
     static let name = "bench"
     static let summary = "run the project's benchmarks (ingest, reconcile)"
-    static let help = """
-        usage: lifecycle bench ingest [--connections K] [--duration SECONDS] [--bodies N] [--keep DIR]
-                                      [--store URL] [--json]
-               lifecycle bench reconcile [--accounts N] [--seed S] [--keep DIR] [--json]
-
+    static let syntax = [
+        CommandSyntax(
+            "bench", action: "ingest",
+            options: [
+                .value("--connections", "K"), .value("--duration", "SECONDS"), .value("--bodies", "N"),
+                .value("--keep", "DIR"), .value("--store", "URL"), .json,
+            ]),
+        CommandSyntax(
+            "bench", action: "reconcile",
+            options: [.value("--accounts", "N"), .value("--seed", "S"), .value("--keep", "DIR"), .json]),
+    ]
+    static let details = """
         ingest: generates a stand-in Apple key, signs N unique notifications, starts the real service on
         127.0.0.1 with a fresh SQLite file, drives it closed-loop over K keep-alive connections for the
         duration, and reports requests/s, p50/p99/p99.9 latency and how many acknowledged (200) notifications
@@ -64,20 +71,14 @@ struct BenchCommand: LifecycleCommand {
         let json = arguments.flag("--json")
         let directory = try arguments.option("--keep")
         let storeURL = try arguments.option("--store")
-        _ = try arguments.option("--config")
         let connections = try arguments.integerOption("--connections", range: 1...1024)
         let duration = try arguments.integerOption("--duration", range: 1...3600)
         let bodies = try arguments.integerOption("--bodies", range: 1...10_000_000)
         let accounts = try arguments.integerOption("--accounts", range: 1...50_000_000)
         let seed = try arguments.integerOption("--seed", range: 0...Int.max)
-        let name = try arguments.positionals(max: 1).first
-        func refuse(_ option: String, _ value: Int?, for benchmark: String) throws(UsageError) {
-            if value != nil { throw UsageError("\(option) is not an option of 'lifecycle bench \(benchmark)'") }
-        }
-        switch name {
+        // The parser took only the options of the named benchmark (``syntax``).
+        switch try arguments.positionals(max: 1).first {
         case "ingest":
-            try refuse("--accounts", accounts, for: "ingest")
-            try refuse("--seed", seed, for: "ingest")
             var options = IngestBenchmark.Options()
             if let connections { options.connections = connections }
             if let duration { options.duration = .seconds(duration) }
@@ -85,20 +86,12 @@ struct BenchCommand: LifecycleCommand {
             options.directory = directory
             options.storeURL = storeURL
             return (.ingest(options), json)
-        case "reconcile":
-            try refuse("--connections", connections, for: "reconcile")
-            try refuse("--duration", duration, for: "reconcile")
-            try refuse("--bodies", bodies, for: "reconcile")
-            if storeURL != nil { throw UsageError("--store is not an option of 'lifecycle bench reconcile'") }
+        default:
             var options = ReconcileBenchmark.Options()
             if let accounts { options.accounts = accounts }
             if let seed { options.seed = UInt64(seed) }
             options.directory = directory
             return (.reconcile(options), json)
-        case let other?:
-            throw UsageError("unknown benchmark '\(other)'; available: ingest, reconcile")
-        case nil:
-            throw UsageError("name a benchmark: ingest, reconcile")
         }
     }
 }

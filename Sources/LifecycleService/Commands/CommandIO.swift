@@ -9,21 +9,40 @@ public final class CommandIO: Sendable {
     public let environment: [String: String]
     /// Standard input, read lazily (only `-` arguments read it).
     public let readStandardInput: @Sendable () -> Data
+    /// The structured log asked for with `--log-level` or `LIFECYCLE_LOG_LEVEL`; nil: none (a command that
+    /// cannot run says why in its one line), except `serve`, which logs at the configured level.
+    public let logLevel: LogLevel?
 
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         out: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
         err: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
-        readStandardInput: @escaping @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+        readStandardInput: @escaping @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() },
+        logLevel: LogLevel? = nil
     ) {
         self.environment = environment
         self.out = out
         self.err = err
         self.readStandardInput = readStandardInput
+        self.logLevel = logLevel
+    }
+
+    /// The same outputs with the structured log at `level`.
+    func logging(at level: LogLevel?) -> CommandIO {
+        CommandIO(environment: environment, out: out, err: err, readStandardInput: readStandardInput, logLevel: level)
     }
 
     public func print(_ line: String) { out(line + "\n") }
     public func printError(_ line: String) { err(line + "\n") }
+
+    /// Where log lines go: standard error.
+    var logSink: EventLog.Sink {
+        let err = self.err
+        return { line in err(line + "\n") }
+    }
+
+    /// The process clock, shifted by the test-only `LIFECYCLE_CLOCK_OFFSET_SECONDS` when it is set.
+    func clock() throws(ConfigurationError) -> SystemWallClock { try SystemWallClock.fromEnvironment(environment) }
 
     /// Captures output in memory (tests).
     public static func capturing(

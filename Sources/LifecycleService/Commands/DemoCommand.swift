@@ -7,9 +7,10 @@ import Synchronization
 struct DemoCommand: LifecycleCommand {
     static let name = "demo"
     static let summary = "run the whole loop on throwaway databases: notifications, erasure, reconcile, report"
-    static let help = """
-        usage: lifecycle demo [--directory DIR] [--policies DIR] [--json]
-
+    static let syntax = [
+        CommandSyntax("demo", options: [.value("--directory", "DIR"), .value("--policies", "DIR"), .json])
+    ]
+    static let details = """
         Creates a sample app database (a users table with apple_sub, email, sessions) and a fresh service store,
         serves on 127.0.0.1 (an ephemeral port), and plays Apple with a throwaway key: email-disabled,
         email-enabled, consent-revoked, account-delete, the same account-delete again (duplicate), an older

@@ -8,9 +8,8 @@ import LifecycleCore
 struct DevSetupCommand: LifecycleCommand {
     static let name = "dev-setup"
     static let summary = "create a local development config and a stand-in Apple signing key under var/dev"
-    static let help = """
-        usage: lifecycle dev-setup [--directory DIR] [--port N]
-
+    static let syntax = [CommandSyntax("dev-setup", options: [.value("--directory", "DIR"), .value("--port", "N")])]
+    static let details = """
         Creates, when missing (existing files are kept):
           DIR/apple-dev-key.pem     an RSA-2048 key that plays Apple's part (mode 0600)
           DIR/apple-dev-jwks.json   its public half as a JWKS
@@ -29,7 +28,6 @@ struct DevSetupCommand: LifecycleCommand {
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
         let directory = try arguments.option("--directory") ?? "var/dev"
         let port = try arguments.integerOption("--port", range: 1...65535) ?? 8080
-        _ = try arguments.option("--config")
         try arguments.finish()
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

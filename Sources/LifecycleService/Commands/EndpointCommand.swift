@@ -5,9 +5,12 @@ import Foundation
 struct EndpointCommand: LifecycleCommand {
     static let name = "endpoint"
     static let summary = "check that a notification endpoint URL is ready to register with Apple (TLS, ATS, probe)"
-    static let help = """
-        usage: lifecycle endpoint check URL [--ca-file FILE] [--timeout SECONDS] [--slow-after MS] [--json]
-
+    static let syntax = [
+        CommandSyntax(
+            "endpoint", action: "check", positionals: "URL", count: 1...1,
+            options: [.value("--ca-file", "FILE"), .value("--timeout", "SECONDS"), .value("--slow-after", "MS"), .json])
+    ]
+    static let details = """
         Checks URL the way Apple's servers will use it and prints a checklist (✓ pass, ! warning, ✗ fail, with
         the fix under each problem), then a "Korea registration readiness" verdict:
           URL shape     absolute https URL with a host and a path (Apple's rule)

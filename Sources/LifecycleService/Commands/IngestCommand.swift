@@ -5,9 +5,12 @@ import LifecycleCore
 struct IngestCommand: LifecycleCommand {
     static let name = "ingest"
     static let summary = "replay archived notifications (one body or JWS a line) through verification into the store"
-    static let help = """
-        usage: lifecycle ingest --file FILE|- [--allow-expired] [--json] [--config FILE]
-
+    static let syntax = [
+        CommandSyntax(
+            "ingest",
+            options: [.value("--file", "FILE|-", required: true), .flag("--allow-expired"), .json, .config, .logLevel])
+    ]
+    static let details = """
         Reads FILE (or standard input for "-"), one notification a line: a request body
         ({"payload":"<JWS>"}) or a bare compact JWS. Blank lines and lines starting with # are skipped.
         Each goes through the live path: verification, routing by aud, the same idempotent store. Running
@@ -40,7 +43,7 @@ struct IngestCommand: LifecycleCommand {
             data = contents
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
         var counts: [String: Int] = [:]
         var reasons: [String: Int] = [:]
         var lineNumber = 0

@@ -6,9 +6,15 @@ import LifecycleCore
 struct InspectCommand: LifecycleCommand {
     static let name = "inspect"
     static let summary = "verify one notification offline and print its header, claims and event as JSON"
-    static let help = """
-        usage: lifecycle inspect [--jwks FILE|URL] [--audience ID]... [--at TIME] [--allow-expired] [FILE|-]
-
+    static let syntax = [
+        CommandSyntax(
+            "inspect", positionals: "[FILE|-]", count: 0...1,
+            options: [
+                .value("--jwks", "FILE|URL"), .value("--audience", "ID", repeatable: true), .value("--at", "TIME"),
+                .flag("--allow-expired"), .config,
+            ])
+    ]
+    static let details = """
         Verifies one notification exactly as the live endpoint does (RS256 only, key by kid, iss, aud, exp,
         iat) and prints JSON:
           {"valid":true,"header":{…},"claims":{…},"event":{"type":…,"sub":…,"event_time":"…Z",…}}
@@ -49,7 +55,8 @@ struct InspectCommand: LifecycleCommand {
         guard let source = JWKSSource(sourceText) else {
             throw UsageError("--jwks \(sourceText) is neither a file nor an https:// URL")
         }
-        var at = SystemWallClock().now()
+        let clock = try io.clock()
+        var at = clock.now()
         if let atText {
             guard let parsed = ISO8601Format.parse(atText) else {
                 throw UsageError("--at \(atText) is not an RFC 3339 instant or Unix time")
@@ -58,7 +65,6 @@ struct InspectCommand: LifecycleCommand {
         }
         let bytes = try readInput(input, io: io)
 
-        let clock = SystemWallClock()
         let keys = JWKSCache(fetcher: source.makeFetcher(), now: { clock.now() })
         if let error = await keys.refresh() {
             io.printError("lifecycle inspect: cannot load the key set from \(source): \(error)")

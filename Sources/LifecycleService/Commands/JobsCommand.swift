@@ -6,15 +6,24 @@ import LifecycleStore
 struct JobsCommand: LifecycleCommand {
     static let name = "jobs"
     static let summary = "list, run, retry and complete scheduled erasure jobs"
-    static let help = """
-        usage: lifecycle jobs list [--status STATUS] [--limit N] [--json] [--config FILE]
-               lifecycle jobs run [--once] [--config FILE]
-               lifecycle jobs retry ID [--config FILE]
-               lifecycle jobs complete ID TARGET [--outcome erased|unverifiable|failed] [--config FILE]
-
+    static let syntax = [
+        CommandSyntax(
+            "jobs", action: "list",
+            options: [
+                .value("--status", "STATUS"), .value("--app", "ID"), .value("--sub", "SUB"), .value("--limit", "N"),
+                .json, .config, .logLevel,
+            ]),
+        CommandSyntax("jobs", action: "run", options: [.flag("--once"), .config, .logLevel]),
+        CommandSyntax("jobs", action: "retry", positionals: "ID", count: 1...1, options: [.config, .logLevel]),
+        CommandSyntax(
+            "jobs", action: "complete", positionals: "ID TARGET", count: 2...2,
+            options: [.value("--outcome", "erased|unverifiable|failed"), .config, .logLevel]),
+    ]
+    static let details = """
         list      jobs oldest first with their steps (status, attempts, evidence, last error code); accounts
                   appear as keyed pseudonyms. STATUS: scheduled, running, completed, failed, cancelled,
-                  unverified.
+                  unverified. --app ID --sub SUB (together) lists one subject's jobs, for a data-subject
+                  request. --json prints what GET /v1/jobs answers: {"jobs": [...], "next": id|null}.
         run       executes due steps (leases keep concurrent runners apart, so cron and serve may overlap);
                   --once stops when nothing is due, else it polls every erasure.pollMilliseconds.
         retry     sends a job's failed and unverified steps back to pending with the full retry schedule.
@@ -27,12 +36,15 @@ struct JobsCommand: LifecycleCommand {
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
         let configFile = try configurationFile(&arguments, io: io)
         let statusText = try arguments.option("--status")
+        let app = try arguments.option("--app")
+        let subject = try arguments.option("--sub")
+        guard (app == nil) == (subject == nil) else { throw UsageError("--app and --sub go together") }
         let limit = try arguments.integerOption("--limit", range: 1...100_000) ?? 1000
         let json = arguments.flag("--json")
         let once = arguments.flag("--once")
         let outcomeText = try arguments.option("--outcome")
         let words = try arguments.positionals(max: 3)
-        guard let action = words.first else { throw UsageError("say list, run, retry or complete") }
+        let action = words.first ?? ""
         var status: ErasureJobStatus?
         if let statusText {
             guard let parsed = ErasureJobStatus(rawValue: statusText) else {
@@ -49,15 +61,15 @@ struct JobsCommand: LifecycleCommand {
             return id
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
         let runner = ErasureJobRunner(
             configuration: configuration, store: context.store, log: context.log, metrics: context.metrics,
             clock: context.clock, owner: ProcessIdentity.current.description,
             webhookSigners: context.webhookSigners)
         do {
             let exit = try await perform(
-                action, words: words, jobID: jobID, status: status, limit: limit, json: json, once: once,
-                outcomeText: outcomeText, runner: runner, context: context, io: io)
+                action, words: words, jobID: jobID, filter: (status, app, subject), limit: limit, json: json,
+                once: once, outcomeText: outcomeText, runner: runner, context: context, io: io)
             await context.close()
             return exit
         } catch {
@@ -67,19 +79,32 @@ struct JobsCommand: LifecycleCommand {
     }
 
     private static func perform(
-        _ action: String, words: [String], jobID: () throws(UsageError) -> Int64, status: ErasureJobStatus?,
-        limit: Int, json: Bool, once: Bool, outcomeText: String?, runner: ErasureJobRunner, context: ServiceContext,
-        io: CommandIO
+        _ action: String, words: [String], jobID: () throws(UsageError) -> Int64,
+        filter: (status: ErasureJobStatus?, app: String?, subject: String?), limit: Int, json: Bool, once: Bool,
+        outcomeText: String?, runner: ErasureJobRunner, context: ServiceContext, io: CommandIO
     ) async throws -> Int32 {
         switch action {
         case "list":
-            let jobs = try await context.store.read { reader in
-                try reader.erasureJobs(status: status, limit: limit, afterID: nil)
-            }
-            for job in jobs {
-                let pseudonym = context.pseudonymizer.pseudonym(app: job.app, subject: job.subject)
-                io.print(
-                    json ? describeJSON(job, pseudonym: pseudonym).serialized() : describe(job, pseudonym: pseudonym))
+            // The admin API's own listing, so `--json` prints exactly what GET /v1/jobs answers.
+            let operations = JobOperations(context: context, runner: runner)
+            let status = filter.status?.canonicalName
+            do {
+                if json {
+                    let document = try await operations.list(
+                        status: status, app: filter.app, subject: filter.subject, limit: limit, after: nil)
+                    io.print(document.serialized(pretty: true))
+                } else {
+                    let jobs = try await operations.jobs(
+                        status: status, app: filter.app, subject: filter.subject, limit: limit, after: nil)
+                    for job in jobs {
+                        io.print(
+                            describe(
+                                job, pseudonym: context.pseudonymizer.pseudonym(app: job.app, subject: job.subject)))
+                    }
+                }
+            } catch let error as AdminError {
+                io.printError("lifecycle jobs list: \(error.code): \(error.detail)")
+                return error.status == 404 ? ExitStatus.negative : ExitStatus.failure
             }
             return ExitStatus.success
         case "run":

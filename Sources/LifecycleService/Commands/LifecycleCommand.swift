@@ -1,11 +1,14 @@
-/// One `lifecycle` sub-command. The executable only dispatches; each command parses its own options,
-/// prints its own `--help`, and returns its exit status.
+/// One `lifecycle` sub-command. The executable only dispatches; each command declares what it accepts
+/// (``syntax``: one ``CommandSyntax`` per action), which the dispatcher parses before ``run(_:io:)``, and
+/// returns its exit status.
 protocol LifecycleCommand: Sendable {
     static var name: String { get }
     /// One line for `lifecycle --help`.
     static var summary: String { get }
-    /// The full `lifecycle NAME --help` text.
-    static var help: String { get }
+    /// What the command, or each of its actions, accepts.
+    static var syntax: [CommandSyntax] { get }
+    /// The text of `lifecycle NAME --help` after its usage lines.
+    static var details: String { get }
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32
 }
 
@@ -19,6 +22,9 @@ enum ExitStatus {
 }
 
 extension LifecycleCommand {
+    /// The full `lifecycle NAME --help` text: the usage lines rendered from ``syntax``, then ``details``.
+    static var help: String { CommandSyntax.usageBlock(syntax) + "\n\n" + details }
+
     /// The config file: `--config`, else `LIFECYCLE_CONFIG`, else `lifecycle.json`.
     static func configurationFile(_ arguments: inout CommandArguments, io: CommandIO) throws(UsageError) -> String {
         try arguments.option("--config") ?? io.environment["LIFECYCLE_CONFIG"] ?? ServiceConfiguration.defaultFile

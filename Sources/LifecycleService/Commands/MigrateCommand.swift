@@ -4,9 +4,8 @@ import LifecycleStore
 struct MigrateCommand: LifecycleCommand {
     static let name = "migrate"
     static let summary = "create or upgrade the database schema"
-    static let help = """
-        usage: lifecycle migrate [--config FILE]
-
+    static let syntax = [CommandSyntax("migrate", options: [.config])]
+    static let details = """
         Opens the configured store and applies every pending schema step, each in its own transaction.
         `serve` does the same at start-up; run this separately to upgrade before rolling out new instances.
         A database written by a newer build is refused and left untouched.

@@ -7,11 +7,18 @@ import LifecycleStore
 struct OutboxCommand: LifecycleCommand {
     static let name = "outbox"
     static let summary = "list outbox messages, or send a dead one round again"
-    static let help = """
-        usage: lifecycle outbox list [--status pending|delivered|dead] [--limit N] [--after ID] [--json]
-               lifecycle outbox retry ID [--json]
-               [--config FILE] [--url URL [--token-file FILE]]
-
+    static let syntax = [
+        CommandSyntax(
+            "outbox", action: "list",
+            options: [
+                .value("--status", "pending|delivered|dead"), .value("--limit", "N"), .value("--after", "ID"), .json,
+                .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel,
+            ]),
+        CommandSyntax(
+            "outbox", action: "retry", positionals: "ID", count: 1...1,
+            options: [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel]),
+    ]
+    static let details = """
         list    messages in id order with attempts, last error and status code (and the frozen payload
                 with --json); page on with --after the last id shown
         retry   a dead message goes back to pending, due now, with a fresh retry schedule
@@ -80,7 +87,7 @@ struct OutboxCommand: LifecycleCommand {
             }
         } else {
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration)
+            let context = try await ServiceContext.open(configuration: configuration, io: io)
             let operations = OutboxOperations(context: context)
             do {
                 switch action {

@@ -6,14 +6,18 @@ import LifecycleCore
 struct PolicyCommand: LifecycleCommand {
     static let name = "policy"
     static let summary = "validate erasure policies and app mappings, or explain one policy in plain words"
-    static let help = """
-        usage: lifecycle policy validate [DIR] [--config FILE]
-               lifecycle policy explain ID [--dir DIR] [--at TIME] [--config FILE]
-
+    static let syntax = [
+        CommandSyntax("policy", action: "validate", positionals: "[DIR]", count: 0...1, options: [.config]),
+        CommandSyntax(
+            "policy", action: "explain", positionals: "ID", count: 1...1,
+            options: [.value("--dir", "DIR"), .value("--at", "TIME"), .config]),
+    ]
+    static let details = """
         validate  checks every *.json file in DIR (default: policiesDirectory from the configuration, else
                   policies/) and, when a configuration is found, every app's policy, targets and categories:
                   each category the policy erases or retains must be mapped to defined targets ("self" is
-                  built in). Prints one line per problem naming the file, the field and the fix.
+                  built in). Prints one line per problem naming the file, the field and the fix; a broken
+                  policy file's problem once, naming the apps that use it.
         explain   prints what policy ID erases on each trigger, by when, and what it keeps under which law.
                   --at TIME adds the absolute dates for an event at TIME (RFC 3339 or Unix time).
 
@@ -38,8 +42,20 @@ struct PolicyCommand: LifecycleCommand {
         case "validate":
             let directory = words.count > 1 ? words[1] : directoryOption ?? configuredDirectory()
             let library = PolicyLibrary.load(directory: directory)
-            var problems = library.problems
-            if let document { problems += mappingProblems(document, file: configFile, library: library) }
+            var users: [String: [String]] = [:]
+            let mapping = document.map { mappingProblems($0, file: configFile, library: library, users: &users) } ?? []
+            // A broken policy's own problem, once, naming the apps that use it (rather than one more line per app).
+            var named: Set<String> = []
+            var problems: [String] = []
+            for line in library.problems {
+                let file = users.keys.first { line.hasPrefix($0 + ": ") }
+                if let file, named.insert(file).inserted {
+                    problems.append(line + " (used by \(users[file, default: []].joined(separator: ", ")))")
+                } else {
+                    problems.append(line)
+                }
+            }
+            problems += mapping
             for line in problems { io.print(line) }
             if problems.isEmpty {
                 let ids = library.policies.keys.sorted().joined(separator: ", ")
@@ -87,8 +103,12 @@ struct PolicyCommand: LifecycleCommand {
         }
     }
 
-    /// One line per problem in the apps' erasure mappings, in the configuration's own error format.
-    static func mappingProblems(_ document: JSONValue, file: String, library: PolicyLibrary) -> [String] {
+    /// One line per problem in the apps' erasure mappings, in the configuration's own error format. An app
+    /// whose policy is a broken file gets no line of its own: it is added to `users` (file → apps), and the
+    /// file's problem names it.
+    static func mappingProblems(
+        _ document: JSONValue, file: String, library: PolicyLibrary, users: inout [String: [String]]
+    ) -> [String] {
         var lines: [String] = []
         for (index, app) in (document["apps"]?.arrayValue ?? []).enumerated() {
             guard let object = app.objectValue,
@@ -96,6 +116,10 @@ struct PolicyCommand: LifecycleCommand {
             else { continue }
             let field = "apps[\(index)]"
             let policyID = object["policy"]?.stringValue ?? "default"
+            if library.policies[policyID] == nil, let broken = library.brokenFiles[policyID] {
+                users[broken, default: []].append("\(field) \(object["id"]?.stringValue ?? "?")")
+                continue
+            }
             guard let policy = library.policies[policyID] else {
                 lines.append(
                     ConfigurationError(

@@ -5,10 +5,15 @@ import LifecycleCore
 struct ReconcileCommand: LifecycleCommand {
     static let name = "reconcile"
     static let summary = "compare the app's records with what was observed; cron-friendly exit codes"
-    static let help = """
-        usage: lifecycle reconcile [--app ID] [--as-of TIME] [--fail-on info|warning|critical] [--json]
-                                   [--config FILE]
-
+    static let syntax = [
+        CommandSyntax(
+            "reconcile",
+            options: [
+                .value("--app", "ID"), .value("--as-of", "TIME"), .value("--fail-on", "info|warning|critical"), .json,
+                .config, .logLevel,
+            ])
+    ]
+    static let details = """
         For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
         streams its records against the service's accounts and erasure jobs and reports:
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
@@ -44,7 +49,7 @@ struct ReconcileCommand: LifecycleCommand {
         guard let failOn = FindingSeverity(rawValue: failOnText) else {
             throw UsageError("--fail-on must be info, warning or critical, got '\(failOnText)'")
         }
-        var asOf = SystemWallClock().now()
+        var asOf = try io.clock().now()
         if let asOfText {
             guard let parsed = ISO8601Format.parse(asOfText) else {
                 throw UsageError("--as-of \(asOfText) is not an RFC 3339 instant or Unix time")
@@ -52,7 +57,7 @@ struct ReconcileCommand: LifecycleCommand {
             asOf = parsed
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
         let reconciler = Reconciler(context: context, owner: ProcessIdentity.current.description)
         let report: Reconciler.Report
         do {

@@ -6,18 +6,28 @@ import LifecycleCore
 struct ReportCommand: LifecycleCommand {
     static let name = "report"
     static let summary = "write signed deletion-compliance reports, verify them, look up a subject's pseudonym"
-    static let help = """
-        usage: lifecycle report generate [--app ID] [--from DATE --to DATE] [--json] [--config FILE]
-               lifecycle report verify [DIR] [--public-key FILE] [--config FILE]
-               lifecycle report lookup --app ID --sub SUB [--json] [--config FILE]
-
+    static let syntax = [
+        CommandSyntax(
+            "report", action: "generate",
+            options: [
+                .value("--app", "ID"), .value("--from", "DATE"), .value("--to", "DATE"), .json, .config, .logLevel,
+            ]),
+        CommandSyntax(
+            "report", action: "verify", positionals: "[DIR]", count: 0...1,
+            options: [.value("--public-key", "FILE"), .json, .config]),
+        CommandSyntax(
+            "report", action: "lookup",
+            options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true), .json, .config]),
+    ]
+    static let details = """
         generate  writes, per app, REPORTS/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv} for the
                   deletion requests whose event time is in [--from, --to) (default: the 30 UTC days up to and
                   including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl.
                   Subjects appear only as keyed pseudonyms. Keys are created on first use.
         verify    checks every manifest line's Ed25519 signature, sequence and hash chain, every listed file's
                   SHA-256, and that no report file is unlisted; stops at the first broken item and names it.
-                  DIR is an app's report directory or the reports root (default: reports.directory).
+                  DIR is an app's report directory or the reports root (default: reports.directory). --json
+                  prints {"verified", "broken", "reports", "manifests"}.
         lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.
 
         options:
@@ -48,19 +58,13 @@ struct ReportCommand: LifecycleCommand {
         guard let action = words.first else { throw UsageError("say what to do: generate, verify or lookup") }
         switch action {
         case "generate":
-            guard words.count == 1 else { throw UsageError("unexpected argument '\(words[1])'") }
-            guard publicKeyFile == nil, subject == nil else { throw UsageError("generate takes --app, --from, --to") }
             return try await generate(
                 configFile: configFile, app: app, fromText: fromText, toText: toText, json: json, io: io)
         case "verify":
-            guard app == nil, fromText == nil, toText == nil, subject == nil else {
-                throw UsageError("verify takes DIR and --public-key only")
-            }
             return try verify(
                 configFile: configFile, directory: words.count > 1 ? words[1] : nil, publicKeyFile: publicKeyFile,
-                io: io)
+                json: json, io: io)
         case "lookup":
-            guard words.count == 1 else { throw UsageError("unexpected argument '\(words[1])'") }
             guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
             guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
@@ -117,7 +121,7 @@ struct ReportCommand: LifecycleCommand {
             io.printError("lifecycle report generate: unknown app '\(app ?? "")'")
             return ExitStatus.negative
         }
-        let context = try await ServiceContext.open(configuration: configuration, logSink: { _ in })
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
         let now = context.clock.now()
         let period = try period(fromText: fromText, toText: toText, now: now)
         var documents: [JSONValue] = []
@@ -148,9 +152,9 @@ struct ReportCommand: LifecycleCommand {
         return ExitStatus.success
     }
 
-    private static func verify(configFile: String, directory: String?, publicKeyFile: String?, io: CommandIO) throws
-        -> Int32
-    {
+    private static func verify(
+        configFile: String, directory: String?, publicKeyFile: String?, json: Bool, io: CommandIO
+    ) throws -> Int32 {
         var directory = directory
         var publicKeyFile = publicKeyFile
         if directory == nil || publicKeyFile == nil {
@@ -162,12 +166,23 @@ struct ReportCommand: LifecycleCommand {
         guard let directory, let publicKeyFile else { throw UsageError("give DIR and --public-key") }
         let outcome = try ReportVerifier.verify(
             directory: directory, publicKey: try ReportKeys.publicKey(path: publicKeyFile))
+        if json {
+            let document: JSONValue = [
+                "verified": .bool(outcome.broken == nil),
+                "broken": outcome.broken.map { .string(String(describing: $0)) } ?? .null,
+                "reports": .integer(Int64(outcome.verifiedReports)),
+                "manifests": .array(outcome.manifests.map { .string($0) }),
+            ]
+            io.print(document.serialized(pretty: true))
+        }
         if let broken = outcome.broken {
             io.printError("lifecycle report verify: BROKEN \(broken)")
             return ExitStatus.negative
         }
-        io.print("verified \(outcome.verifiedReports) reports in \(outcome.manifests.count) manifests")
-        for manifest in outcome.manifests { io.print("  \(manifest)") }
+        if !json {
+            io.print("verified \(outcome.verifiedReports) reports in \(outcome.manifests.count) manifests")
+            for manifest in outcome.manifests { io.print("  \(manifest)") }
+        }
         return ExitStatus.success
     }
 }

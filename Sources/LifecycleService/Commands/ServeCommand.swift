@@ -4,9 +4,8 @@ import Foundation
 struct ServeCommand: LifecycleCommand {
     static let name = "serve"
     static let summary = "run the notification endpoint, health/readiness/metrics and background work"
-    static let help = """
-        usage: lifecycle serve [--config FILE]
-
+    static let syntax = [CommandSyntax("serve", options: [.config, .logLevel])]
+    static let details = """
         Public listener (public.host:public.port; HTTPS when public.tls is set):
           POST <public.notificationPath>   Apple's server-to-server notifications (default /apple/notifications)
           GET  /healthz                    the process is alive
@@ -54,7 +53,9 @@ struct ServeCommand: LifecycleCommand {
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let clock = try SystemWallClock.fromEnvironment(io.environment)
-        let context = try await ServiceContext.open(configuration: configuration, clock: clock)
+        // serve always logs: at the configured level, or the one asked for with --log-level / LIFECYCLE_LOG_LEVEL.
+        let context = try await ServiceContext.open(
+            configuration: configuration, clock: clock, logSink: io.logSink, logLevel: io.logLevel)
         if clock.offsetMilliseconds != 0 {
             context.log.warning(
                 "clock.offset",

@@ -8,10 +8,16 @@ import LifecycleCore
 struct SimulateCommand: LifecycleCommand {
     static let name = "simulate"
     static let summary = "sign a notification with the local dev key and POST it to the endpoint"
-    static let help = """
-        usage: lifecycle simulate --type TYPE --sub SUB [--app ID] [--event-time TIME] [--email ADDRESS]
-                                  [--url URL] [--key-directory DIR] [--print] [--config FILE]
-
+    static let syntax = [
+        CommandSyntax(
+            "simulate",
+            options: [
+                .value("--type", "TYPE", required: true), .value("--sub", "SUB", required: true), .value("--app", "ID"),
+                .value("--event-time", "TIME"), .value("--email", "ADDRESS"), .value("--url", "URL"),
+                .value("--key-directory", "DIR"), .flag("--print"), .config,
+            ])
+    ]
+    static let details = """
         TYPE is email-disabled, email-enabled, consent-revoked, account-delete, account-deleted, or any
         other string (sent as an unknown type). The token carries Apple's real-traffic shape: events as a
         JSON string, event_time in milliseconds, exp = iat + 24 h.
@@ -51,7 +57,7 @@ struct SimulateCommand: LifecycleCommand {
         let keyDirectory =
             keyDirectoryOption ?? URL(fileURLWithPath: configuration.apple.jwks).deletingLastPathComponent().path
         let pair = try DevKeyPair.load(from: keyDirectory)
-        let now = SystemWallClock().now()
+        let now = try io.clock().now()
         var eventTime = now
         if let eventTimeText {
             guard let parsed = ISO8601Format.parse(eventTimeText) else {

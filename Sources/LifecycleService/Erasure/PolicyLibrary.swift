@@ -13,6 +13,9 @@ public struct PolicyLibrary: Sendable {
     public var files: [String: String]
     /// Every problem found, one line each; empty when every file validates.
     public var problems: [String]
+    /// Files that did not validate, by the policy id they declare (their `id` member when it is a string,
+    /// else the file name without `.json`): an app naming that id is held up by the file's own problem.
+    public var brokenFiles: [String: String] = [:]
 
     /// Reads and validates every `*.json` file of `directory`, in name order.
     public static func load(directory: String) -> PolicyLibrary {
@@ -47,6 +50,8 @@ public struct PolicyLibrary: Sendable {
                 library.files[policy.id] = file
             } catch {
                 library.problems.append(contentsOf: error.errors.map(\.description))
+                let declared = JSONValue.parseIfValid(Array(data))?["id"]?.stringValue
+                library.brokenFiles[declared ?? String(name.dropLast(".json".count))] = file
             }
         }
         return library

@@ -131,7 +131,10 @@ extension ServiceConfiguration {
             guard let erasure = app.erasure else { continue }
             guard let policy = library.policies[erasure.policyID] else {
                 // A broken file stops start-up only when an app needs it; its own line says what is wrong.
-                if let problem = library.problems.first {
+                let own = library.brokenFiles[erasure.policyID].flatMap { file in
+                    library.problems.first { $0.hasPrefix(file + ": ") }
+                }
+                if let problem = own ?? library.problems.first {
                     throw ConfigurationError(
                         file: file, field: "apps[\(index)].policy",
                         problem: "policy \"\(erasure.policyID)\" did not load: \(problem)", fix: "")

@@ -124,6 +124,15 @@ public final class ServiceContext: Sendable {
             logLevelOverride: logLevel)
     }
 
+    /// The context of a command other than `serve`: its clock (``CommandIO/clock()``), and the structured log
+    /// only when asked for (``CommandIO/logLevel``); without it the command's one-line error is all it prints.
+    static func open(configuration: ServiceConfiguration, io: CommandIO) async throws -> ServiceContext {
+        let silent: EventLog.Sink = { _ in }
+        return try await open(
+            configuration: configuration, clock: try io.clock(), logSink: io.logLevel == nil ? silent : io.logSink,
+            logLevel: io.logLevel)
+    }
+
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.
     static func loadWebhookSigners(
         _ configuration: ServiceConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment

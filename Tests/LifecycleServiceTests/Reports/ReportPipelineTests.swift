@@ -183,7 +183,7 @@ struct ReportUsageTests {
     @Test(
         "mistakes are refused with one line on stderr",
         arguments: [
-            (["report"], 2, "say what to do"),
+            (["report"], 2, "say generate, verify or lookup"),
             (["report", "publish"], 2, "unknown action 'publish'"),
             (["report", "generate", "--from", "2026-11-01"], 2, "give both --from and --to"),
             (["report", "generate", "--from", "2026-11-08", "--to", "2026-11-01"], 2, "--from must be before --to"),
@@ -191,7 +191,7 @@ struct ReportUsageTests {
             (["report", "lookup", "--app", "shop"], 2, "--sub SUB is required"),
             (["report", "lookup", "--app", "nope", "--sub", "x"], 1, "unknown app 'nope'"),
             (["report", "lookup", "--app", "shop", "--sub", "x"], 2, "no pseudonym key yet"),
-            (["report", "verify", "--app", "shop"], 2, "verify takes DIR and --public-key only"),
+            (["report", "verify", "--app", "shop"], 2, "--app is not an option of 'lifecycle report verify'"),
         ] as [([String], Int32, String)])
     func usage(arguments: [String], status: Int32, message: String) async throws {
         let harness = try ServiceHarness()
