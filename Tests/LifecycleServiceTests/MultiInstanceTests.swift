@@ -31,10 +31,11 @@ struct MultiInstanceTests {
     static let outboxConcurrency = 16
 
     @Test(
-        "two instances on one PostgreSQL: 10,000 notifications, duplicates to both, one instance killed with kill -9 — one event and one transition per notification, every webhook and erasure step done once, none lost"
+        "two instances on one PostgreSQL: 10,000 notifications, duplicates to both, one instance killed with kill -9 — one event and one transition per notification, every webhook and erasure step done once, none lost",
+        .enabled(if: HarnessStore.postgresServer != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)")
     )
     func twoInstancesOneDatabase() async throws {
-        guard let server = PostgresTestDatabase.serverURL(for: "The two-instance PostgreSQL test") else { return }
+        let server = try #require(HarnessStore.postgresServer)
         let database = try await PostgresTestDatabase.create(serverURL: server)
         do {
             try await run(on: database)
