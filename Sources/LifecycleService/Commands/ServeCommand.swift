@@ -41,7 +41,8 @@ struct ServeCommand: LifecycleCommand {
                                            schedule, heartbeats, report dates, token times); logged as a
                                            warning when set. Never set it in production.
 
-        Logs are JSON lines on standard error; subjects appear only as keyed pseudonyms.
+        Logs are JSON lines on standard error, at logLevel (--log-level LEVEL or LIFECYCLE_LOG_LEVEL override
+        it, also across reloads); subjects appear only as keyed pseudonyms.
         exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem)
         """
 
