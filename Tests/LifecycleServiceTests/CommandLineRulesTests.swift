@@ -156,7 +156,7 @@ struct CommandLineRulesTests {
         }
     }
 
-    @Test("policy validate prints a broken policy's problem once, naming the apps that use it")
+    @Test("policy validate prints a broken policy's problem once, naming the apps that use it; explain in one line")
     func brokenPolicyOnce() async throws {
         let fixture = try await ServeFixture(
             apps: [
@@ -172,6 +172,13 @@ struct CommandLineRulesTests {
         #expect(lines.first?.contains("immediate.json") == true)
         #expect(lines.first?.contains("rules[0].within") == true)
         #expect(lines.first?.contains("shop") == true && lines.first?.contains("blog") == true, "names the apps")
+
+        let explained = try await fixture.lifecycle([
+            "policy", "explain", "immediate", "--config", fixture.configurationFile,
+        ])
+        #expect(explained.status == 2)
+        #expect(explained.errorLines.count == 1, "one line: \(explained.errors)")
+        #expect(explained.errors.contains("rules[0].within"))
     }
 
     @Test(

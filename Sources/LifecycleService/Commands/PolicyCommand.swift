@@ -68,7 +68,12 @@ struct PolicyCommand: LifecycleCommand {
             let directory = directoryOption ?? configuredDirectory()
             let library = PolicyLibrary.load(directory: directory)
             guard let policy = library.policies[words[1]] else {
-                for line in library.problems { io.printError(line) }
+                // One line: the policy's own problem when its file is broken, else what is known.
+                if let file = library.brokenFiles[words[1]],
+                    let problem = library.problems.first(where: { $0.hasPrefix(file + ": ") })
+                {
+                    throw UsageError("policy \"\(words[1])\" does not load: \(problem)")
+                }
                 throw UsageError(
                     "no valid policy \"\(words[1])\" in \(directory); known: "
                         + library.policies.keys.sorted().joined(separator: ", "))
