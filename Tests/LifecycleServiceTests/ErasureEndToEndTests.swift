@@ -53,7 +53,7 @@ struct ErasureEndToEndTests {
         #expect(others == 3, "nobody else's rows")
 
         let remaining = try await store.read { [subject] in
-            try $0.remainingSubjectCopies(app: "shop", subject: subject, relayEmail: true, appleTokens: true)
+            try $0.remainingSubjectValues(app: "shop", subject: subject, scopes: Set(SubjectKeyScope.allCases))
         }
         #expect(remaining == 0)
         let account = try await store.read { [subject] in try $0.account(app: "shop", subject: subject) }

@@ -7,10 +7,11 @@ import LifecycleCore
 /// admin listener with `--url`.
 struct AccountCommand: LifecycleCommand {
     static let name = "account"
-    static let summary = "show an account, or report a sign-in (link) or an in-app deletion (delete)"
+    static let summary = "show an account, report a sign-in (link) or an in-app deletion (delete), export its data"
     static let help = """
         usage: lifecycle account show|link|delete --app ID --sub SUB [--event-time TIME] [--json]
                                  [--config FILE] [--url URL [--token-file FILE]]
+               lifecycle account export --app ID --sub SUB [--json] [--config FILE]
 
         show     state, e-mail forwarding, the whole history (applied, stale, duplicate, ignored and why)
                  and the account's pending and dead outbox messages
@@ -18,6 +19,10 @@ struct AccountCommand: LifecycleCommand {
                  consent-revoked one; refused for a deleted account (deletion is terminal)
         delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
                  erasure is scheduled
+        export   every personal value the service keeps about the sub (relay e-mails, raw JWS, Apple
+                 token), opened with its data key, and the state of those keys: for a data-subject access
+                 request. After erasure the keys are destroyed and nothing opens; a store (or backup) whose
+                 master key was rotated away opens nothing either. Works on the store only (no --url)
 
         options:
           --app ID          app id from the configuration (apps[].id)
@@ -47,11 +52,29 @@ struct AccountCommand: LifecycleCommand {
         let url = try arguments.option("--url")
         let tokenFile = try arguments.option("--token-file")
         let words = try arguments.positionals(max: 1)
-        guard let word = words.first, let action = Action(rawValue: word) else {
-            throw UsageError("say what to do: show, link or delete")
-        }
         guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
         guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
+        if words.first == "export" {
+            guard url == nil, tokenFile == nil, eventTimeText == nil else {
+                throw UsageError("export works on the store: no --url, --token-file or --event-time")
+            }
+            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+            let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
+            let document: JSONValue
+            do {
+                document = try await PersonalDataExport(store: context.store, vault: context.vault)
+                    .document(app: app, subject: subject)
+            } catch {
+                await context.close()
+                throw error
+            }
+            await context.close()
+            io.print(json ? document.serialized(pretty: true) : PersonalDataExport.text(document))
+            return ExitStatus.success
+        }
+        guard let word = words.first, let action = Action(rawValue: word) else {
+            throw UsageError("say what to do: show, link, delete or export")
+        }
         var eventTime: Instant? = nil
         if let eventTimeText {
             guard action != .show else { throw UsageError("--event-time applies to link and delete only") }
@@ -69,7 +92,7 @@ struct AccountCommand: LifecycleCommand {
             result = try await client.account(action, app: app, subject: subject, eventTime: eventTime)
         } else {
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration)
+            let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
             let operations = AccountOperations(context: context)
             do {
                 result = .success(

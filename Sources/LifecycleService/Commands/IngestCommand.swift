@@ -40,7 +40,7 @@ struct IngestCommand: LifecycleCommand {
             data = contents
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
         var counts: [String: Int] = [:]
         var reasons: [String: Int] = [:]
         var lineNumber = 0

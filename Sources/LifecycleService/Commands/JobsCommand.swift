@@ -49,7 +49,7 @@ struct JobsCommand: LifecycleCommand {
             return id
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
         let runner = ErasureJobRunner(
             configuration: configuration, store: context.store, log: context.log, metrics: context.metrics,
             clock: context.clock, owner: "cli:\(ProcessInfo.processInfo.hostName):\(getpid())",

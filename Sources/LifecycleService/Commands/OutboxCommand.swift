@@ -80,7 +80,7 @@ struct OutboxCommand: LifecycleCommand {
             }
         } else {
             let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration)
+            let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
             let operations = OutboxOperations(context: context)
             do {
                 switch action {

@@ -50,7 +50,7 @@ struct ReconcileCommand: LifecycleCommand {
             asOf = parsed
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
         let reconciler = Reconciler(context: context, owner: "cli:\(ProcessInfo.processInfo.processIdentifier)")
         let report: Reconciler.Report
         do {

@@ -117,7 +117,8 @@ struct ReportCommand: LifecycleCommand {
             io.printError("lifecycle report generate: unknown app '\(app ?? "")'")
             return ExitStatus.negative
         }
-        let context = try await ServiceContext.open(configuration: configuration, logSink: { _ in })
+        let context = try await ServiceContext.open(
+            configuration: configuration, logSink: { _ in }, environment: io.environment)
         let now = context.clock.now()
         let period = try period(fromText: fromText, toText: toText, now: now)
         var documents: [JSONValue] = []

@@ -38,7 +38,7 @@ struct ServeCommand: LifecycleCommand {
         let configFile = try configurationFile(&arguments, io: io)
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let context = try await ServiceContext.open(configuration: configuration)
+        let context = try await ServiceContext.open(configuration: configuration, environment: io.environment)
         let runtime = ServiceRuntime(context: context, configurationFile: configFile)
         do {
             try await runtime.start()

@@ -24,12 +24,15 @@ public final class ServiceContext: Sendable {
     let webhookSigners: [String: WebhookSigner]
     /// The one way accounts change, shared by every entry point.
     public let transitions: AccountTransitionRecorder
+    /// Seals and opens personal values under the subjects' data keys (master keys from `secrets`).
+    public let vault: SubjectKeyVault
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
         pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
-        webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil
+        vault: SubjectKeyVault, webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil
     ) {
+        self.vault = vault
         self.webhookSigners = webhookSigners
         self.tls = tls
         self.configuration = configuration
@@ -50,13 +53,16 @@ public final class ServiceContext: Sendable {
                 erasure: ErasureScheduler(configuration: configuration)))
         self.ingestor = NotificationIngestor(
             configuration: configuration, verifier: verifier, store: store, log: log, metrics: metrics, clock: clock,
-            transitions: transitions, committed: outboxSignal)
+            transitions: transitions, committed: outboxSignal, vault: vault)
     }
 
-    /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.
+    /// Opens the store (creating and migrating it), attaches the master keys (``SubjectKeyVault/attach(to:at:)``),
+    /// seals what an older release kept in the clear (``PersonalDataConversion``), and prepares the key cache
+    /// without fetching yet.
     public static func open(
         configuration: ServiceConfiguration, clock: any WallClock = SystemWallClock(),
-        logSink: @escaping EventLog.Sink = EventLog.standardError
+        logSink: @escaping EventLog.Sink = EventLog.standardError,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ServiceContext {
         let pseudonymKey = try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile)
         let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
@@ -66,7 +72,8 @@ public final class ServiceContext: Sendable {
         let tls = try configuration.publicListener.tls.map { files in
             try TLSServerContext(certificateChainFile: files.certificateFile, privateKeyFile: files.privateKeyFile)
         }
-        let store = try await openStore(configuration.storage)
+        let (store, vault) = try await openStore(
+            configuration, log: log, clock: clock, environment: environment)
         guard let source = JWKSSource(configuration.apple.jwks) else {
             throw ConfigurationError(
                 file: "configuration", field: "apple.jwks", problem: "unusable key source \(configuration.apple.jwks)",
@@ -80,7 +87,7 @@ public final class ServiceContext: Sendable {
             now: { clock.now() })
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
-            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners, tls: tls)
+            metrics: MetricsRegistry(), clock: clock, vault: vault, webhookSigners: webhookSigners, tls: tls)
     }
 
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.
@@ -101,6 +108,25 @@ public final class ServiceContext: Sendable {
             signers[app.id] = WebhookSigner(secret: secret)
         }
         return signers
+    }
+
+    /// The store with its master keys attached (``SubjectKeyVault/attach(to:at:)``), retired keys gone from
+    /// the key file, and what an older release kept in the clear sealed (``PersonalDataConversion``).
+    static func openStore(
+        _ configuration: ServiceConfiguration, log: EventLog, clock: any WallClock, environment: [String: String]
+    ) async throws -> (any Store, SubjectKeyVault) {
+        let keyring = try MasterKeyring.load(file: configuration.secrets.masterKeyFile, environment: environment)
+        let vault = SubjectKeyVault(keyring: keyring)
+        let store = try await openStore(configuration.storage)
+        do {
+            try await vault.attach(to: store, at: clock.now())
+            try await MasterKeyRotation.removeRetiredKeys(keyring: keyring, store: store, log: log)
+            try await PersonalDataConversion(store: store, vault: vault, log: log, clock: clock).run()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return (store, vault)
     }
 
     static func openStore(_ storage: StorageConfiguration) async throws -> any Store {

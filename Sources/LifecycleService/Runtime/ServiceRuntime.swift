@@ -103,6 +103,7 @@ public final class ServiceRuntime: Sendable {
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
         try await recordHeartbeat(kind: "start")
+        try await recordMasterKeys()
         try publicServer.start()
         if let admin {
             adminServer.withLock { $0 = admin }
@@ -117,6 +118,7 @@ public final class ServiceRuntime: Sendable {
                 ("store", .string(context.configuration.storage.redactedURL)), ("instance", .string(instanceID)),
             ])
         startBackground { [self] in await heartbeatLoop() }
+        startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }
         for app in context.configuration.apps where app.erasure == nil {
             log.warning("erasure.unmapped_app", [("app", .string(app.id))])
@@ -132,7 +134,7 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    private func startBackground(_ work: @escaping @Sendable () async -> Void) {
+    func startBackground(_ work: @escaping @Sendable () async -> Void) {
         background.withLock { $0.append(Task { await work() }) }
     }
 
@@ -152,6 +154,7 @@ public final class ServiceRuntime: Sendable {
             if Task.isCancelled { return }
             do {
                 try await recordHeartbeat(kind: "tick")
+                try await recordMasterKeys()
             } catch {
                 context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
             }
@@ -238,7 +241,7 @@ public final class ServiceRuntime: Sendable {
                 let next = NotificationIngestor(
                     configuration: fresh, verifier: verifier, store: context.store, log: log,
                     metrics: context.metrics, clock: context.clock, transitions: context.transitions,
-                    committed: context.outboxSignal)
+                    committed: context.outboxSignal, vault: context.vault)
                 ingestor.replace(with: next)
                 log.info("reload.configuration", [("apps", .integer(Int64(fresh.apps.count)))])
             } catch {
@@ -253,6 +256,7 @@ public final class ServiceRuntime: Sendable {
                 log.log(.error, "reload.certificate_refused", [("error", .string(error.message))])
             }
         }
+        await reloadMasterKeys()
         if let error = await context.keys.refresh() {
             log.log(.error, "reload.keys_failed", [("error", .string(String(describing: error)))])
         } else {
@@ -277,6 +281,11 @@ public final class ServiceRuntime: Sendable {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         try? await recordHeartbeat(kind: "stop")
+        let instance = instanceID
+        let now = context.clock.now()
+        try? await context.store.write {
+            try $0.recordInstanceMasterKeys(instance: instance, masterKeyIDs: nil, at: now)
+        }
         context.log.info("serve.stopped")
         await context.close()
     }
