@@ -15,6 +15,11 @@ public enum AESGCM {
     /// Bytes a box adds to its plaintext.
     public static let overhead = nonceByteCount + tagByteCount
 
+    /// The cipher, fetched from the default provider once (OpenSSL 3 `EVP_CIPHER_fetch(3)`): passing
+    /// `EVP_aes_256_gcm()` to every init makes OpenSSL look it up again each time, behind a lock.
+    /// Immutable after the fetch and safe to share between threads (OpenSSL 3 threading rules).
+    nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+
     /// Encrypts and authenticates `plaintext` under `key` (32 bytes) and `associatedData`.
     public static func seal(
         _ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8], nonce: [UInt8]? = nil
@@ -33,7 +38,7 @@ public enum AESGCM {
                     plaintext.withUnsafeBufferPointer { input in
                         output.withUnsafeMutableBufferPointer { out -> Bool in
                             let body = out.baseAddress! + nonceByteCount
-                            guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+                            guard EVP_EncryptInit_ex(context, cipher ?? EVP_aes_256_gcm(), nil, nil, nil) == 1,
                                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceByteCount), nil) == 1,
                                 EVP_EncryptInit_ex(context, nil, nil, key.baseAddress, nonce.baseAddress) == 1
                             else { return false }
@@ -87,7 +92,7 @@ public enum AESGCM {
                 associatedData.withUnsafeBufferPointer { aad in
                     output.withUnsafeMutableBufferPointer { out in
                         tag.withUnsafeMutableBytes { tag -> Bool in
-                            guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+                            guard EVP_DecryptInit_ex(context, cipher ?? EVP_aes_256_gcm(), nil, nil, nil) == 1,
                                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceByteCount), nil) == 1,
                                 EVP_DecryptInit_ex(context, nil, nil, key.baseAddress, box.baseAddress) == 1
                             else { return false }

@@ -114,9 +114,9 @@ public protocol StoreReader {
     func subjectKey(app: String, subject: String, scope: SubjectKeyScope) throws -> StoredSubjectKey?
     /// Every data key of one subject, by scope.
     func subjectKeys(app: String, subject: String) throws -> [StoredSubjectKey]
-    /// Up to `limit` live data keys wrapped by `masterKeyID` (an index range: a rotation re-wraps them
-    /// batch after batch, and each re-wrapped key leaves the range).
-    func subjectKeys(wrappedBy masterKeyID: String, limit: Int) throws -> [StoredSubjectKey]
+    /// Up to `limit` live data keys wrapped by `masterKeyID` after `after` in primary-key order (app, sub,
+    /// scope; from the start when nil): a rotation walks the key table once, batch after batch.
+    func subjectKeys(wrappedBy masterKeyID: String, after: StoredSubjectKey?, limit: Int) throws -> [StoredSubjectKey]
     /// Live data keys wrapped by each master key, by id.
     func liveSubjectKeyCounts() throws -> [String: Int]
     /// Every master key the store has known, oldest first.

@@ -72,12 +72,15 @@ struct PersonalDataStoreContractTests {
             let value9 = try await store.write { try $0.insertSubjectKey(key("d")) }
             #expect(value9 == .refused(currentMasterKeyID: "m2"))
 
-            let batch = try await store.read { try $0.subjectKeys(wrappedBy: "m1", limit: 2) }
-            #expect(batch.count == 2)
+            let batch = try await store.read { try $0.subjectKeys(wrappedBy: "m1", after: nil, limit: 2) }
+            #expect(batch.map(\.subject) == ["a", "b"])
             var moved = 0
+            var after: StoredSubjectKey? = nil
             for round in 0..<3 {
-                let keys = try await store.read { try $0.subjectKeys(wrappedBy: "m1", limit: 2) }
-                if keys.isEmpty { break }
+                let keys = try await store.read { [after] in try $0.subjectKeys(wrappedBy: "m1", after: after, limit: 2)
+                }
+                guard let last = keys.last else { break }
+                after = last
                 moved += try await store.write { writer in
                     try keys.filter {
                         try writer.rewrapSubjectKey(
@@ -95,8 +98,8 @@ struct PersonalDataStoreContractTests {
             #expect(stale == false, "a key already re-wrapped is not re-wrapped from the old key again")
             let retired = try await store.write { [t0] in try $0.retireUnusedMasterKeys(at: t0.adding(seconds: 9)) }
             #expect(retired == ["m1"])
-            let after = try await store.read { try $0.masterKeys() }
-            #expect(after.first { $0.id == "m1" }?.retiredAt == t0.adding(seconds: 9))
+            let finalKeys = try await store.read { try $0.masterKeys() }
+            #expect(finalKeys.first { $0.id == "m1" }?.retiredAt == t0.adding(seconds: 9))
             let value10 = try await store.read { try $0.liveSubjectKeyCounts() }
             #expect(value10 == ["m2": 3])
         }

@@ -95,14 +95,16 @@ public final class NotificationIngestor: Sendable {
         let bodySHA256 = SHA256.hexDigest(body)
         let outcome: IngestOutcome
         do {
-            // The new data key (random bytes, wrapped) is made here, outside the write transaction; inside it
-            // costs one key lookup (or insert) and two AES-GCM seals.
+            // A new data key (random bytes, wrapped) and the values sealed under it are made here, outside the
+            // write transaction: for a subject's first notification the transaction adds only the key's
+            // insert; for a known subject, one key lookup and the seals under its key.
             let candidate = try vault.candidate(
                 app: app.id, subject: verified.event.subject, scope: .notifications, at: receivedAt)
+            let presealed = try SealedValues(verified, app: app.id, jws: jws, dataKey: candidate.dataKey, vault: vault)
             outcome = try await store.write { [transitions, vault] writer in
                 let new = try Self.sealed(
                     verified, app: app.id, jws: jws, receivedAt: receivedAt, bodySHA256: bodySHA256,
-                    source: source.rawValue, candidate: candidate, vault: vault, in: writer)
+                    source: source.rawValue, candidate: candidate, presealed: presealed, vault: vault, in: writer)
                 return try Self.record(new, transitions: transitions, in: writer)
             }
         } catch {
@@ -135,24 +137,44 @@ public final class NotificationIngestor: Sendable {
     /// event's type, times and body hash, not its personal values).
     static func sealed(
         _ verified: VerifiedNotification, app: String, jws: String, receivedAt: Instant, bodySHA256: String,
-        source: String, candidate: SubjectKeyVault.Candidate, vault: SubjectKeyVault, in writer: any StoreWriter
+        source: String, candidate: SubjectKeyVault.Candidate, presealed: SealedValues, vault: SubjectKeyVault,
+        in writer: any StoreWriter
     ) throws -> NewNotification {
-        let subject = verified.event.subject
-        var sealedEmail: [UInt8]?
-        var sealedJWS: [UInt8]?
+        var values = SealedValues(email: nil, token: nil)
         if let dataKey = try vault.sealingKey(for: candidate, in: writer) {
-            if let email = verified.event.email {
-                sealedEmail = try vault.seal(
-                    Array(email.utf8), column: .notificationEmail, app: app, subject: subject, rowKey: verified.jti,
-                    dataKey: dataKey)
-            }
-            sealedJWS = try vault.seal(
-                Array(jws.utf8), column: .notificationToken, app: app, subject: subject, rowKey: verified.jti,
-                dataKey: dataKey)
+            values =
+                dataKey == candidate.dataKey
+                ? presealed
+                : try SealedValues(verified, app: app, jws: jws, dataKey: dataKey, vault: vault)
         }
         return NewNotification(
             app: app, notification: verified, receivedAt: receivedAt, bodySHA256: bodySHA256,
-            sealedEmail: sealedEmail, sealedRawJWS: sealedJWS, source: source)
+            sealedEmail: values.email, sealedRawJWS: values.token, source: source)
+    }
+
+    /// A notification's e-mail address (when it has one) and raw JWS, sealed under one data key.
+    struct SealedValues: Sendable {
+        var email: [UInt8]?
+        var token: [UInt8]?
+
+        init(email: [UInt8]?, token: [UInt8]?) {
+            self.email = email
+            self.token = token
+        }
+
+        init(_ verified: VerifiedNotification, app: String, jws: String, dataKey: [UInt8], vault: SubjectKeyVault)
+            throws
+        {
+            let subject = verified.event.subject
+            email = try verified.event.email.map { email in
+                try vault.seal(
+                    Array(email.utf8), column: .notificationEmail, app: app, subject: subject, rowKey: verified.jti,
+                    dataKey: dataKey)
+            }
+            token = try vault.seal(
+                Array(jws.utf8), column: .notificationToken, app: app, subject: subject, rowKey: verified.jti,
+                dataKey: dataKey)
+        }
     }
 
     /// The transaction body: the inbox row, and for known types the account's transition and its effects,

@@ -148,40 +148,48 @@ struct MasterKeyRotation {
         }
     }
 
-    /// Step 4: every live data key not wrapped by `target` is unwrapped and wrapped by it, batch by batch.
+    /// Step 4: every live data key not wrapped by `target` is unwrapped and wrapped by it, batch by batch,
+    /// in one walk of the key table per old master key.
     private func rewrapAll(to target: String) async throws -> Int {
         var total = 0
-        let limit = configuration.rewrapBatchSize
         let counts = try await store.read { try $0.liveSubjectKeyCounts() }
         for old in counts.keys.sorted() where old != target {
+            var after: StoredSubjectKey? = nil
             while true {
-                let batch = try await store.read { try $0.subjectKeys(wrappedBy: old, limit: limit) }
-                if batch.isEmpty { break }
-                var rewrapped: [(StoredSubjectKey, [UInt8])] = []
-                for key in batch {
-                    let dataKey = try vault.unwrap(key)
-                    rewrapped.append(
-                        (
-                            key,
-                            try vault.wrap(
-                                dataKey, app: key.app, subject: key.subject, scope: key.scope, masterKeyID: target)
-                        ))
-                }
-                let pairs = rewrapped
-                total += try await store.write { writer in
-                    var count = 0
-                    for (key, wrapped) in pairs
-                    where try writer.rewrapSubjectKey(
-                        app: key.app, subject: key.subject, scope: key.scope, fromMasterKeyID: old, wrappedKey: wrapped,
-                        masterKeyID: target)
-                    {
-                        count += 1
-                    }
-                    return count
-                }
+                let batch = try await rewrapBatch(from: old, to: target, after: after)
+                total += batch.moved
+                guard let last = batch.last else { break }
+                after = last
             }
         }
         return total
+    }
+
+    /// One batch: read and re-wrap (the crypto runs on the store's reader, outside any write transaction),
+    /// then store; a key that changed meanwhile (destroyed, re-wrapped by another run) is left as it is.
+    private func rewrapBatch(
+        from old: String, to target: String, after: StoredSubjectKey?
+    ) async throws -> (moved: Int, last: StoredSubjectKey?) {
+        let (vault, limit) = (self.vault, configuration.rewrapBatchSize)
+        let pairs = try await store.read { reader in
+            try reader.subjectKeys(wrappedBy: old, after: after, limit: limit).map { key in
+                let wrapped = try vault.wrap(
+                    try vault.unwrap(key), app: key.app, subject: key.subject, scope: key.scope, masterKeyID: target)
+                return (key, wrapped)
+            }
+        }
+        guard let last = pairs.last?.0 else { return (0, nil) }
+        let moved = try await store.write { writer in
+            var count = 0
+            for (key, wrapped) in pairs {
+                let changed = try writer.rewrapSubjectKey(
+                    app: key.app, subject: key.subject, scope: key.scope, fromMasterKeyID: old, wrappedKey: wrapped,
+                    masterKeyID: target)
+                if changed { count += 1 }
+            }
+            return count
+        }
+        return (moved, last)
     }
 
     /// Step 6: removes from the key file every key the store has retired (the store says no live data key

@@ -37,14 +37,21 @@ extension PostgresAccess {
         }
     }
 
-    func subjectKeys(wrappedBy masterKeyID: String, limit: Int) throws(StoreError) -> [StoredSubjectKey] {
+    func subjectKeys(
+        wrappedBy masterKeyID: String, after: StoredSubjectKey?, limit: Int
+    ) throws(StoreError) -> [StoredSubjectKey] {
         try postgres { () throws -> [StoredSubjectKey] in
             var keys: [StoredSubjectKey] = []
             for row in try connection.query(
                 """
                 SELECT \(SubjectKeyRow.columns) FROM subject_keys
-                WHERE master_key_id = $1 AND wrapped_key IS NOT NULL LIMIT $2
-                """, [masterKeyID, max(0, limit)])
+                WHERE (app, sub, scope) > ($1, $2, $3) AND master_key_id = $4 AND wrapped_key IS NOT NULL
+                ORDER BY app, sub, scope LIMIT $5
+                """,
+                [
+                    after?.app ?? "", after?.subject ?? "", after?.scope.canonicalName ?? "", masterKeyID,
+                    max(0, limit),
+                ])
             {
                 keys.append(try SubjectKeyRow.decode(row))
             }

@@ -40,7 +40,6 @@ enum PostgresSchema {
             PRIMARY KEY (app, sub, scope),
             CHECK ((wrapped_key IS NULL) = (destroyed_at_ms IS NOT NULL))
         );
-        CREATE INDEX subject_keys_live_by_master ON subject_keys (master_key_id) WHERE wrapped_key IS NOT NULL;
         CREATE TABLE instance_master_keys (
             instance TEXT COLLATE "C" PRIMARY KEY,
             master_key_ids TEXT NOT NULL,

@@ -29,14 +29,21 @@ extension SQLiteAccess {
         }
     }
 
-    func subjectKeys(wrappedBy masterKeyID: String, limit: Int) throws(StoreError) -> [StoredSubjectKey] {
+    func subjectKeys(
+        wrappedBy masterKeyID: String, after: StoredSubjectKey?, limit: Int
+    ) throws(StoreError) -> [StoredSubjectKey] {
         try sqlite { () throws -> [StoredSubjectKey] in
             var keys: [StoredSubjectKey] = []
             try connection.forEachRow(
                 """
                 SELECT \(SubjectKeyRow.columns) FROM subject_keys
-                WHERE master_key_id = ? AND wrapped_key IS NOT NULL LIMIT ?
-                """, [masterKeyID, max(0, limit)]
+                WHERE (app, sub, scope) > (?, ?, ?) AND master_key_id = ? AND wrapped_key IS NOT NULL
+                ORDER BY app, sub, scope LIMIT ?
+                """,
+                [
+                    after?.app ?? "", after?.subject ?? "", after?.scope.canonicalName ?? "", masterKeyID,
+                    max(0, limit),
+                ]
             ) { row throws(SQLiteError) in keys.append(try SubjectKeyRow.decode(row)) }
             return keys
         }
@@ -151,13 +158,11 @@ extension SQLiteAccess {
 
     // MARK: Writing
 
-    /// Looks first (the common case: the subject is known), inserts only when nothing is found.
+    /// Inserts first (a subject's first notification is the common case: Apple sends few per user), looks
+    /// for the existing key only when nothing was inserted.
     func insertSubjectKey(_ key: NewSubjectKey) throws(StoreError) -> SubjectKeyInsertion {
-        if let existing = try subjectKey(app: key.app, subject: key.subject, scope: key.scope) {
-            return .existing(existing)
-        }
-        return try sqlite { () throws -> SubjectKeyInsertion in
-            let inserted = try connection.queryInt64(
+        let inserted = try sqlite {
+            try connection.queryInt64(
                 """
                 INSERT INTO subject_keys (app, sub, scope, wrapped_key, master_key_id, created_at_ms)
                 SELECT ?1, ?2, ?3, ?4, ?5, ?6
@@ -169,10 +174,15 @@ extension SQLiteAccess {
                     key.app, key.subject, key.scope.canonicalName, key.wrappedKey, key.masterKeyID,
                     key.createdAt.millisecondsSinceEpoch,
                 ])
-            if inserted != nil { return .inserted }
-            return .refused(
-                currentMasterKeyID: try connection.queryText("SELECT id FROM master_keys WHERE state = 'current'"))
         }
+        if inserted != nil { return .inserted }
+        if let existing = try subjectKey(app: key.app, subject: key.subject, scope: key.scope) {
+            return .existing(existing)
+        }
+        return .refused(
+            currentMasterKeyID: try sqlite {
+                try connection.queryText("SELECT id FROM master_keys WHERE state = 'current'")
+            })
     }
 
     func replaceDestroyedSubjectKey(_ key: NewSubjectKey) throws(StoreError) -> Bool {

@@ -20,6 +20,9 @@ enum SQLiteSchema {
     /// live outside the database), `instance_master_keys` which keys each running instance holds (a rotation
     /// waits for all of them), and `store_conversions` the one-time sealing of values an older release kept in
     /// the clear (`email`, `raw_jws`, which stay NULL from then on). A fresh database has nothing to convert.
+    /// `subject_keys` has no index beyond its primary key: each new subject's key is one more random b-tree
+    /// page in the commit, and a second index would double that on the ingest path; a rotation walks the
+    /// primary key instead.
     ///
     /// `keys_destroyed` and `hygiene` are erasure evidence: how many data keys a `self` step destroyed, and
     /// what was done so that no pre-erasure byte remains in the files (`pending` until done).
@@ -42,7 +45,6 @@ enum SQLiteSchema {
             PRIMARY KEY (app, sub, scope),
             CHECK ((wrapped_key IS NULL) = (destroyed_at_ms IS NOT NULL))
         ) WITHOUT ROWID;
-        CREATE INDEX subject_keys_live_by_master ON subject_keys (master_key_id) WHERE wrapped_key IS NOT NULL;
         CREATE TABLE instance_master_keys (
             instance TEXT PRIMARY KEY,
             master_key_ids TEXT NOT NULL,
