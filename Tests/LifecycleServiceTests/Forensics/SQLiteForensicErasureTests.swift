@@ -1,10 +1,10 @@
 import Foundation
 import LifecycleCore
-import LifecycleStore
 import TestSupport
 import Testing
 
 @testable import LifecycleService
+@testable import LifecycleStore
 
 /// What erasure leaves on disk, read as raw bytes while `lifecycle serve` keeps running (PIPA Art. 21(2):
 /// erased personal data must not be recoverable): after a deletion's erasure job completes, no byte of the
@@ -35,6 +35,20 @@ struct SQLiteForensicErasureTests {
         let enabled = harness.body(
             type: "email-enabled", subject: subject, extra: ["email": .string(relay), "is_private_email": "true"])
         #expect(try await harness.post(enabled, port: scenario.port).status == 200)
+
+        // What must disappear: the data key (wrapped as stored, and in the clear as the master key opens it)
+        // and the e-mail sealed under it. While it is kept, the scan finds the wrapped key and the sealed
+        // value, never the clear text.
+        let stored = try #require(try scenario.storedKey(of: subject))
+        let dataKey = try scenario.vault().unwrap(stored)
+        let wrapped = try #require(stored.wrappedKey)
+        let sealedEmail = try #require(try scenario.sealedEmails(of: subject).first)
+        let before = try ForensicScan.files(in: harness.directory.path)
+        #expect(!ForensicScan.filesContaining(wrapped, in: before).isEmpty, "the scan sees the stored wrapped key")
+        #expect(!ForensicScan.filesContaining(sealedEmail, in: before).isEmpty, "and the sealed e-mail")
+        #expect(ForensicScan.filesContaining(relay, in: before).filter { $0.hasPrefix("lifecycle") }.isEmpty)
+        #expect(ForensicScan.filesContaining(dataKey, in: before).isEmpty, "a data key is never on disk in the clear")
+
         let deletion = harness.body(type: "account-delete", subject: subject)
         #expect(try await harness.post(deletion, port: scenario.port).status == 200)
         let tokens = [try ForensicScenario.jws(in: enabled), try ForensicScenario.jws(in: deletion)]
@@ -51,6 +65,13 @@ struct SQLiteForensicErasureTests {
                 ForensicScan.filesContaining(token, in: files).isEmpty,
                 "a raw JWS is in \(ForensicScan.filesContaining(token, in: files))")
         }
+        for (name, needle) in [("wrapped data key", wrapped), ("data key", dataKey), ("sealed e-mail", sealedEmail)] {
+            #expect(
+                ForensicScan.filesContaining(needle, in: files).isEmpty,
+                "the \(name) is in \(ForensicScan.filesContaining(needle, in: files))")
+        }
+        let key = try #require(try scenario.storedKey(of: subject))
+        #expect(key.isDestroyed && key.masterKeyID == stored.masterKeyID, "the key's tombstone names the master key")
         let appFiles = files.filter { $0.name.hasPrefix(ForensicScenario.appDatabaseName) }
         #expect(
             ForensicScan.filesContaining(subject, in: appFiles).isEmpty,
@@ -116,21 +137,56 @@ struct ForensicScenario {
         try #require(JSONValue.parseIfValid(body)?["payload"]?.stringValue)
     }
 
-    /// Waits until the subject's deletion job is completed, reading the store file read-only (a reader in
-    /// another process, as an operator's tool would be).
-    func waitForCompletedErasure(of subject: String, timeout: Duration = .seconds(20)) async throws {
-        let path = harness.directory.file("lifecycle.sqlite")
+    var storePath: String { harness.directory.file("lifecycle.sqlite") }
+
+    /// Waits until the subject's deletion job is completed and, with `hygiene`, its `self` step's hygiene is
+    /// done, reading the store file read-only (a reader in another process, as an operator's tool would be).
+    func waitForCompletedErasure(
+        of subject: String, hygiene: Bool = true, timeout: Duration = .seconds(30)
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if try Self.count(
+            let completed = try Self.count(
                 "SELECT count(*) FROM erasure_jobs WHERE sub = :sub AND status = 'completed'", subject: subject,
-                in: path) > 0
-            {
-                return
-            }
+                in: storePath)
+            let pending = try Self.count(
+                """
+                SELECT count(*) FROM erasure_steps JOIN erasure_jobs ON erasure_jobs.id = erasure_steps.job_id
+                WHERE erasure_jobs.sub = :sub AND erasure_steps.target = 'self'
+                    AND (erasure_steps.hygiene IS NULL OR erasure_steps.hygiene = 'pending')
+                    AND erasure_jobs.status = 'completed'
+                """, subject: subject, in: storePath)
+            if completed > 0 && (!hygiene || pending == 0) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("the erasure job did not complete within \(timeout)")
+        Issue.record("the erasure job did not complete\(hygiene ? " with its hygiene" : "") within \(timeout)")
+    }
+
+    /// The subject's data key of the notifications scope as stored.
+    func storedKey(of subject: String) throws -> StoredSubjectKey? {
+        let connection = try SQLiteConnection(path: storePath, role: .reader, busyTimeoutMilliseconds: 1000)
+        defer { connection.close() }
+        return try connection.firstRow(
+            "SELECT \(SubjectKeyRow.columns) FROM subject_keys WHERE sub = ? AND scope = 'notifications'", [subject]
+        ) { row throws(SQLiteError) in try SubjectKeyRow.decode(row) }
+    }
+
+    /// The subject's sealed e-mail values as stored.
+    func sealedEmails(of subject: String) throws -> [[UInt8]] {
+        let connection = try SQLiteConnection(path: storePath, role: .reader, busyTimeoutMilliseconds: 1000)
+        defer { connection.close() }
+        var values: [[UInt8]] = []
+        try connection.forEachRow(
+            "SELECT sealed_email FROM notifications WHERE sub = ? AND sealed_email IS NOT NULL", [subject]
+        ) { values.append($0.blob(0)) }
+        return values
+    }
+
+    /// A vault over the master key file the service uses (the configuration's default path).
+    func vault() throws -> SubjectKeyVault {
+        let configuration = try harness.configuration
+        return SubjectKeyVault(
+            keyring: try MasterKeyring.load(file: configuration.secrets.masterKeyFile, environment: [:]))
     }
 
     static func count(_ sql: String, subject: String, in path: String) throws -> Int64 {
