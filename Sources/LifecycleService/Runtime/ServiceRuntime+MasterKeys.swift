@@ -21,6 +21,12 @@ extension ServiceRuntime {
             let keyring = context.vault.keyring
             try keyring.reload()
             try await MasterKeyRotation.removeRetiredKeys(keyring: keyring, store: context.store, log: log)
+            if let current = try await context.store.read({ try $0.masterKeys() }).first(where: { $0.state == .current }
+            ),
+                keyring.key(id: current.id) != nil
+            {
+                context.vault.learnCurrent(current.id)
+            }
             try await recordMasterKeys()
             log.info("reload.master_keys", [("keys", .string(keyring.ids.joined(separator: ",")))])
         } catch {

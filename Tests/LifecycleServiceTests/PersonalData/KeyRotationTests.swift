@@ -111,6 +111,71 @@ struct KeyRotationTests {
         _ = old
     }
 
+    @Test(
+        "with two instances, each with a key file of its own, rotate waits for the one without the new key, names it, and completes once it holds it"
+    )
+    func twoInstances() async throws {
+        let scenario = try await ForensicScenario(
+            extraConfiguration: ["keys": ["fileCheckSeconds": 1, "instanceWaitSeconds": 3]])
+        let harness = scenario.harness
+        let first = try await scenario.startServe()
+        defer { first.kill(signal: SIGKILL) }
+        let enabled = harness.body(
+            type: "email-enabled", subject: subject, extra: ["email": .string(relay), "is_private_email": "true"])
+        #expect(try await harness.post(enabled, port: scenario.port).status == 200)
+
+        // The second instance: the same store, its own port, its own copy of the key file.
+        let firstKeys = try harness.configuration.secrets.masterKeyFile
+        let secondKeys = harness.directory.file("var/secrets/second.key")
+        try FileManager.default.copyItem(atPath: firstKeys, toPath: secondKeys)
+        var config = try #require(
+            JSONValue.parseIfValid(try Data(contentsOf: URL(fileURLWithPath: harness.configurationFile)))?.objectValue)
+        let secondPort = try await WebhookReceiver.unusedPort()
+        config["public"] = ["host": "127.0.0.1", "port": .integer(Int64(secondPort))]
+        config["secrets"] = ["masterKeyFile": "var/secrets/second.key"]
+        let secondFile = harness.directory.file("second.json")
+        try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(to: URL(fileURLWithPath: secondFile))
+        let second = try LifecycleProcess.serve(configurationFile: secondFile)
+        defer { second.kill(signal: SIGKILL) }
+        try await LifecycleProcess.waitUntilReady(port: secondPort)
+
+        let refused = try await Self.run(["keys", "rotate", "--config", harness.configurationFile])
+        #expect(refused.status == 1)
+        #expect(
+            refused.errors.contains(":\(second.process.processIdentifier):"), "names the instance: \(refused.errors)")
+        #expect(refused.errors.contains("do not hold master key"))
+        let old = try #require(try scenario.storedKey(of: subject)).masterKeyID
+        #expect(try #require(try scenario.storedKey(of: subject)).masterKeyID == old, "nothing was switched")
+
+        // The operator copies the key file to the second instance, which notices it, and runs rotate again.
+        try FileManager.default.removeItem(atPath: secondKeys)
+        try FileManager.default.copyItem(atPath: firstKeys, toPath: secondKeys)
+        try await Task.sleep(for: .seconds(2))
+        let rotated = try await Self.run(["keys", "rotate", "--config", harness.configurationFile])
+        #expect(rotated.status == 0, "\(rotated.errors)")
+        let new = try #require(try scenario.storedKey(of: subject)).masterKeyID
+        #expect(new != old)
+        #expect(try MasterKeyring.load(file: firstKeys, environment: [:]).ids == [new])
+        #expect(try MasterKeyring.load(file: secondKeys, environment: [:]).ids.sorted() == [old, new].sorted())
+        second.kill(signal: SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try MasterKeyring.load(file: secondKeys, environment: [:]).ids != [new], ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(
+            try MasterKeyring.load(file: secondKeys, environment: [:]).ids == [new],
+            "on SIGHUP the second instance destroyed the retired key in its own file")
+        // Both instances go on: a known subject (its key re-wrapped) and a new one, on the second instance.
+        let again = harness.body(type: "email-disabled", subject: subject, extra: ["email": .string(relay)])
+        #expect(try await harness.post(again, port: secondPort).status == 200)
+        #expect(
+            try await harness.post(harness.body(type: "consent-revoked", subject: other), port: secondPort).status
+                == 200)
+        for serve in [first, second] { serve.kill(signal: SIGTERM) }
+        #expect(await first.waitForExit() == 0)
+        #expect(await second.waitForExit() == 0)
+    }
+
     /// Runs a command in-process; its exit status, standard output and standard error.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let (io, output, errors) = CommandIO.capturing()
