@@ -14,21 +14,28 @@ struct ServeCommand: LifecycleCommand {
                                            TLS, days until the certificate expires
           GET  /metrics                    Prometheus text format
         Every 200 is sent only after the notification, its account transition and its outbox messages are
-        committed to disk (SQLite synchronous=FULL; concurrent requests share one commit).
+        committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail
+        and the raw JWS are stored sealed (AES-256-GCM) under the subject's data key, itself wrapped by the
+        master key of secrets.masterKeyFile (created 0600 when missing) or LIFECYCLE_MASTER_KEY.
 
         Admin listener (admin.host:admin.port, default 127.0.0.1:8081, bearer token from admin.tokenFile or
         LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
 
-        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe),
-        a heartbeat every minute (for notification-gap findings), and, when reconcile.dailyAt is set, the
-        nightly reconcile followed by the day's compliance reports.
+        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe;
+        after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
+        erased stays in the files), a heartbeat every minute (for notification-gap findings), a look at the
+        master key file every keys.fileCheckSeconds (a rotation elsewhere rewrote it), the completion of a
+        master-key rotation a crash interrupted, the rotation itself when keys.rotateEveryDays is set, and,
+        when reconcile.dailyAt is set, the nightly reconcile followed by the day's compliance reports.
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
-          SIGHUP            re-read apps and audiences, re-fetch the key set, reload the TLS certificate
+          SIGHUP            re-read apps and audiences, re-fetch the key set, reload the TLS certificate,
+                            re-read the master key file (destroying keys the store has retired)
 
         Logs are JSON lines on standard error; subjects appear only as keyed pseudonyms.
-        exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem)
+        exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem, e.g. a key file
+        without the master key in force in the store)
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {

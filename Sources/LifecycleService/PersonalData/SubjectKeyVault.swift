@@ -197,3 +197,30 @@ public final class SubjectKeyVault: Sendable {
     /// Updates the key in force from the store (after a rotation this process ran, or learnt of).
     func learnCurrent(_ id: String) { current.withLock { $0 = id } }
 }
+
+extension SubjectKeyVault {
+    /// Inside a write transaction: seals an Apple refresh token under the subject's `apple-tokens` data key and
+    /// stores it on the account (``SealedColumn/appleRefreshToken``). False when there is no account, or when
+    /// the account is deleted and its tokens were erased (the token is then not kept).
+    public func storeAppleToken(
+        _ token: String, app: String, subject: String, at instant: Instant, in writer: any StoreWriter
+    ) throws -> Bool {
+        let candidate = try self.candidate(app: app, subject: subject, scope: .appleTokens, at: instant)
+        guard try writer.account(app: app, subject: subject) != nil,
+            let dataKey = try sealingKey(for: candidate, in: writer)
+        else { return false }
+        let sealed = try seal(
+            Array(token.utf8), column: .appleRefreshToken, app: app, subject: subject, rowKey: "", dataKey: dataKey)
+        return try writer.setAppleToken(app: app, subject: subject, sealed: sealed)
+    }
+
+    /// The account's Apple refresh token, opened; nil when none is kept or its key was destroyed.
+    public func appleToken(app: String, subject: String, in reader: any StoreReader) throws -> String? {
+        guard let sealed = try reader.appleToken(app: app, subject: subject),
+            let key = try reader.subjectKey(app: app, subject: subject, scope: .appleTokens), !key.isDestroyed
+        else { return nil }
+        let value = StoredSealedValue(
+            column: .appleRefreshToken, app: app, subject: subject, rowKey: "", notificationID: nil, sealed: sealed)
+        return String(decoding: try open(value, dataKey: try unwrap(key)), as: UTF8.self)
+    }
+}

@@ -108,3 +108,41 @@ struct MasterKeyringTests {
         #expect(!ForensicScan.contains(candidate.stored.wrappedKey, key), "the wrapped form does not contain the key")
     }
 }
+
+@Suite("Apple tokens sealed under their own data key")
+struct AppleTokenSealingTests {
+    @Test(
+        "a token is stored sealed under the apple-tokens key, opens, and is gone for good once that scope is erased while the e-mail's key lives on"
+    )
+    func tokenScope() async throws {
+        let harness = try ServiceHarness()
+        let service = try await harness.start()
+        let subject = TestFixtures.subject
+        #expect(try await harness.post(harness.body(type: "email-enabled", subject: subject)).status == 200)
+        let vault = service.context.vault
+        let store = service.context.store
+        let token = "r1a2b3.refresh-token-of-the-app"
+        let now = SystemWallClock().now()
+        #expect(
+            try await store.write { try vault.storeAppleToken(token, app: "shop", subject: subject, at: now, in: $0) })
+        #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == token)
+        let sealed = try #require(try await store.read { try $0.appleToken(app: "shop", subject: subject) })
+        #expect(!ForensicScan.contains(sealed, Array(token.utf8)), "stored sealed")
+
+        _ = try await store.write {
+            try $0.eraseSubjectValues(app: "shop", subject: subject, scopes: [.appleTokens], at: now)
+        }
+        #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == nil)
+        let keys = try await store.read { try $0.subjectKeys(app: "shop", subject: subject) }
+        #expect(
+            keys.map { "\($0.scope.canonicalName):\($0.isDestroyed)" } == ["apple-tokens:true", "notifications:false"])
+        // A re-link brings a new token: the account is not deleted, so a new key seals it.
+        #expect(
+            try await store.write {
+                try vault.storeAppleToken(token + "2", app: "shop", subject: subject, at: now, in: $0)
+            }
+        )
+        #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == token + "2")
+        await harness.stop()
+    }
+}
