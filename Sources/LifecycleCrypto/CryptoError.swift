@@ -13,6 +13,9 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         case decodingFailed = "decoding_failed"
         case randomFailed = "random_failed"
         case digestFailed = "digest_failed"
+        case encryptionFailed = "encryption_failed"
+        /// A sealed value did not open: wrong key, wrong associated data, or altered bytes (the GCM tag failed).
+        case authenticationFailed = "authentication_failed"
     }
 
     public let code: Code

@@ -7,7 +7,7 @@ public enum CommandLineInterface {
         EndpointCommand.self, ReconcileCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
-        JobsCommand.self, ReportCommand.self, DemoCommand.self,
+        JobsCommand.self, ReportCommand.self, KeysCommand.self, DemoCommand.self,
     ]
 
     static var overview: String {

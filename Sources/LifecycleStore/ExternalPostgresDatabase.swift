@@ -74,6 +74,35 @@ public final class ExternalPostgresDatabase {
         return try run { () throws(PostgresError) in try connection.queryInt64(text, values) }
     }
 
+    /// `VACUUM` each of `tables` (outside a transaction, https://www.postgresql.org/docs/15/sql-vacuum.html):
+    /// the erased rows' old versions leave the heap, so their bytes are no longer in live pages (WAL
+    /// segments, replicas and base backups keep theirs until they expire).
+    /// - Returns: what was done, for the step's evidence.
+    public func vacuum(_ tables: [String]) throws(Failure) -> String {
+        for table in tables {
+            guard Self.isTableName(table) else {
+                throw Failure(code: "postgres-parameter", message: "not a table name", isTransient: false)
+            }
+            let quoted = table.split(separator: ".").map { "\"\($0)\"" }.joined(separator: ".")
+            _ = try run { () throws(PostgresError) in try connection.execute("VACUUM \(quoted)") }
+        }
+        return "VACUUM " + tables.joined(separator: ", ")
+    }
+
+    /// A table name `vacuum` accepts: `name` or `schema.name`, each an ASCII letter or `_` then letters,
+    /// digits or `_` (so quoting it can never change the statement).
+    public static func isTableName(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return false }
+        return parts.allSatisfy { part in
+            guard let first = part.utf8.first, part.utf8.count <= 63 else { return false }
+            func letter(_ byte: UInt8) -> Bool {
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+            }
+            return letter(first) && part.utf8.allSatisfy { letter($0) || (0x30...0x39).contains($0) }
+        }
+    }
+
     /// The column names a query returns, without running it.
     public func columns(of sql: String) throws(Failure) -> [String] {
         try run { () throws(PostgresError) in try connection.columns(of: sql) }

@@ -1,5 +1,6 @@
 import CSQLite
 import CShims
+import Glibc
 
 /// An application's own SQLite database, opened only to erase one user's rows (an erasure job's `sqlite`
 /// target, DESIGN.md §7). Not the service's store: no migrations, no pragmas beyond a busy timeout, and the
@@ -29,9 +30,13 @@ public final class ExternalSQLiteDatabase {
     /// Opens an existing file read-write; with `create`, creates it when missing (fixtures and tools only: an
     /// erasure target must never create the database it is meant to erase from).
     /// With `readOnly`, the file is opened read-only (the reconciler reads the app's records, never writes).
-    public init(path: String, busyTimeoutMilliseconds: Int32, create: Bool = false, readOnly: Bool = false)
-        throws(Failure)
-    {
+    /// With `secureDelete`, the connection sets `secure_delete` (erased rows and freed pages are overwritten
+    /// with zeros, https://www.sqlite.org/pragma.html#pragma_secure_delete) and `journal_size_limit = 0` (a
+    /// persistent rollback journal is truncated after each transaction instead of keeping old pages).
+    public init(
+        path: String, busyTimeoutMilliseconds: Int32, create: Bool = false, readOnly: Bool = false,
+        secureDelete: Bool = false
+    ) throws(Failure) {
         var connection: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         let flags = access | SQLITE_OPEN_NOMUTEX | (create && !readOnly ? SQLITE_OPEN_CREATE : 0)
@@ -44,7 +49,48 @@ public final class ExternalSQLiteDatabase {
             throw Failure(code: "sqlite-open", message: message, isTransient: true)
         }
         handle = connection
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        if secureDelete {
+            do {
+                try run("PRAGMA secure_delete = ON", parameters: [:])
+                try run("PRAGMA journal_size_limit = 0", parameters: [:])
+            } catch {
+                close()
+                throw error
+            }
+        }
+    }
+
+    private let busyTimeoutMilliseconds: Int32
+
+    /// After erasing: leaves none of the erased rows' old pages in the files beside the database. In WAL mode
+    /// the log still holds the pages as they were before the statements (and the main file too, until a
+    /// checkpoint), so `wal_checkpoint(TRUNCATE)` copies every frame into the main file and truncates the log
+    /// to zero bytes. It must wait for the app's readers to leave the log; each attempt waits
+    /// `busyMilliseconds` (the app's writers wait meanwhile), then pauses `pauseMilliseconds`.
+    ///
+    /// - Returns: what was done, for the step's evidence.
+    /// - Throws: `sqlite-wal-busy` (transient) when the app's readers kept the log busy on every attempt.
+    public func removeRemnants(
+        busyMilliseconds: Int32 = 100, attempts: Int = 20, pauseMilliseconds: UInt32 = 200
+    ) throws(Failure) -> String {
+        var mode = ""
+        try run("PRAGMA journal_mode", parameters: [:]) { statement in
+            mode = sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? ""
+        }
+        guard mode.lowercased() == "wal" else { return "secure_delete, journal_mode=\(mode.lowercased())" }
+        sqlite3_busy_timeout(handle, busyMilliseconds)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        for attempt in 1...max(1, attempts) {
+            var busy: Int64 = 1
+            try run("PRAGMA wal_checkpoint(TRUNCATE)", parameters: [:]) { busy = sqlite3_column_int64($0, 0) }
+            if busy == 0 { return "secure_delete, wal_checkpoint(TRUNCATE)" }
+            if attempt < attempts { usleep(pauseMilliseconds * 1000) }
+        }
+        throw Failure(
+            code: "sqlite-wal-busy", message: "the app's readers kept the write-ahead log busy; it was not truncated",
+            isTransient: true)
     }
 
     deinit { close() }

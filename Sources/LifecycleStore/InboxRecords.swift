@@ -1,26 +1,36 @@
 import LifecycleCore
 
 /// A verified notification about to be stored. `app` is the configured app the audience routed to.
+///
+/// The store never keeps a personal value in the clear: the event's e-mail address is dropped here, and the
+/// caller passes it, and the raw JWS, sealed under the subject's data key (nil when there is none to keep,
+/// or when the subject's data has been erased and must stay so).
 public struct NewNotification: Sendable, Hashable {
     public var app: String
-    public var notification: VerifiedNotification
+    /// The verified notification, its event's `email` always nil (it travels sealed in ``sealedEmail``).
+    public private(set) var notification: VerifiedNotification
     public var receivedAt: Instant
     /// SHA-256 (hex) of the raw request body, for evidence without keeping a second copy.
     public var bodySHA256: String
-    /// The compact JWS as received; scrubbed by the `self` erasure target later.
-    public var rawJWS: String
+    /// The relay e-mail address, sealed (``SealedColumn/notificationEmail``).
+    public var sealedEmail: [UInt8]?
+    /// The compact JWS as received, sealed (``SealedColumn/notificationToken``).
+    public var sealedRawJWS: [UInt8]?
     /// How it arrived: `notification` (HTTP), `replay` (`lifecycle ingest`).
     public var source: String
 
     public init(
-        app: String, notification: VerifiedNotification, receivedAt: Instant, bodySHA256: String, rawJWS: String,
-        source: String
+        app: String, notification: VerifiedNotification, receivedAt: Instant, bodySHA256: String,
+        sealedEmail: [UInt8]?, sealedRawJWS: [UInt8]?, source: String
     ) {
+        var notification = notification
+        notification.event.email = nil
         self.app = app
         self.notification = notification
         self.receivedAt = receivedAt
         self.bodySHA256 = bodySHA256
-        self.rawJWS = rawJWS
+        self.sealedEmail = sealedEmail
+        self.sealedRawJWS = sealedRawJWS
         self.source = source
     }
 }
@@ -39,14 +49,18 @@ public enum InboxInsertion: Sendable, Hashable {
 public struct StoredNotification: Sendable, Hashable {
     public var id: Int64
     public var app: String
+    /// As verified, without the e-mail address (see ``sealedEmail``).
     public var notification: VerifiedNotification
     public var receivedAt: Instant
     public var bodySHA256: String
     public var source: String
+    /// The sealed relay e-mail and raw JWS; nil once erased.
+    public var sealedEmail: [UInt8]?
+    public var sealedRawJWS: [UInt8]?
 
     public init(
         id: Int64, app: String, notification: VerifiedNotification, receivedAt: Instant, bodySHA256: String,
-        source: String
+        source: String, sealedEmail: [UInt8]? = nil, sealedRawJWS: [UInt8]? = nil
     ) {
         self.id = id
         self.app = app
@@ -54,6 +68,8 @@ public struct StoredNotification: Sendable, Hashable {
         self.receivedAt = receivedAt
         self.bodySHA256 = bodySHA256
         self.source = source
+        self.sealedEmail = sealedEmail
+        self.sealedRawJWS = sealedRawJWS
     }
 }
 

@@ -30,6 +30,16 @@ public protocol Store: Sendable {
     ///
     /// The lock is not tied to the store's transactions: `body` reads and writes through the store as usual.
     func withExclusiveLock<T: Sendable>(named name: String, _ body: @Sendable () async throws -> T) async throws -> T?
+    /// Leaves no byte of erased data in the store's own files: SQLite checkpoints its write-ahead log into the
+    /// database file and truncates it (deleted content is zeroed: `secure_delete`); PostgreSQL vacuums the data
+    /// key table, so destroyed keys' old row versions are removed from its heap. Runs outside any transaction,
+    /// off the request path; a reader that keeps the log busy makes it return `complete: false` after a
+    /// bounded wait, to be tried again later.
+    func removeRemnants() async throws -> RemnantRemoval
+    /// After the one-time sealing of an older release's clear-text values: rewrites the whole database so
+    /// that no clear-text byte remains in free space (SQLite `VACUUM`; PostgreSQL `VACUUM FULL` of the
+    /// inbox), then ``removeRemnants()``.
+    func compactAfterConversion() async throws -> RemnantRemoval
 }
 
 /// Queries available inside ``Store/read(_:)`` and ``Store/write(_:)``.
@@ -93,9 +103,33 @@ public protocol StoreReader {
     /// Up to `limit` uncancelled jobs with a step in `waiting-callback` whose last attempt was at or before
     /// `cutoff`: callbacks that never came, oldest job first.
     func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws -> [StoredErasureJob]
-    /// How many of the service's own copies of one account's personal data remain: inbox rows still holding
-    /// an e-mail or raw JWS (`relayEmail`), and a stored Apple token (`appleTokens`). 0 proves a scrub.
-    func remainingSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
+    /// How much of one subject's personal data in `scopes` the service could still read: live data keys of
+    /// those scopes, plus rows still holding a value of their columns (sealed, or in the clear from an older
+    /// release). 0 proves an erasure.
+    func remainingSubjectValues(app: String, subject: String, scopes: Set<SubjectKeyScope>) throws -> Int
+
+    // MARK: Sealed personal values
+
+    /// The data key of one subject and scope (live or destroyed), nil when none was ever made.
+    func subjectKey(app: String, subject: String, scope: SubjectKeyScope) throws -> StoredSubjectKey?
+    /// Every data key of one subject, by scope.
+    func subjectKeys(app: String, subject: String) throws -> [StoredSubjectKey]
+    /// Up to `limit` live data keys wrapped by `masterKeyID` after `after` in primary-key order (app, sub,
+    /// scope; from the start when nil): a rotation walks the key table once, batch after batch.
+    func subjectKeys(wrappedBy masterKeyID: String, after: StoredSubjectKey?, limit: Int) throws -> [StoredSubjectKey]
+    /// Live data keys wrapped by each master key, by id.
+    func liveSubjectKeyCounts() throws -> [String: Int]
+    /// Every master key the store has known, oldest first.
+    func masterKeys() throws -> [StoredMasterKey]
+    /// Every sealed value of one subject, in every ``SealedColumn``.
+    func sealedValues(app: String, subject: String) throws -> [StoredSealedValue]
+    /// Up to `limit` inbox rows after id `afterID`, in id order, written by an older release with an e-mail or
+    /// raw JWS in the clear.
+    func plaintextNotificationValues(afterID: Int64, limit: Int) throws -> [PlaintextNotificationValues]
+    /// Whether the one-time conversion `name` has completed (``StoreWriter/recordConversion(_:at:)``).
+    func conversionDone(_ name: String) throws -> Bool
+    /// What the running instances said they hold, seen at or after `since`.
+    func instanceMasterKeys(since: Instant) throws -> [InstanceMasterKeys]
 
     // MARK: Reconciler
 
@@ -204,15 +238,54 @@ public protocol StoreWriter: StoreReader {
     /// - Returns: how many steps were reset (0 when the job does not exist or has none to retry).
     @discardableResult
     func retryErasureJob(id: Int64, now: Instant) throws -> Int
+    /// Erases the service's own copies of one subject's personal data in `scopes` (the erasure job's `self`
+    /// step): destroys the data keys (so every copy of the sealed values, in logs, free pages and backups, is
+    /// unreadable) and clears the columns that held them. The account row and its history stay as the
+    /// tombstone (state, dates, which policy erased it), so the account stays deleted and a report can still
+    /// prove when and under which rule; the destroyed key's row stays too, naming the master key in force.
+    func eraseSubjectValues(app: String, subject: String, scopes: Set<SubjectKeyScope>, at instant: Instant) throws
+        -> SubjectValueErasure
+    /// Gives every `self` step whose hygiene is ``ErasureStepEvidence/hygienePending`` and that finished at or
+    /// before `finishedBy` the hygiene `description` (what ``Store/removeRemnants()`` did); returns how many.
+    @discardableResult
+    func completePendingHygiene(description: String, finishedBy: Instant) throws -> Int
+
+    // MARK: Sealed personal values
+
+    /// Stores a new data key unless one exists for the subject and scope, and only while `masterKeyID` is the
+    /// master key in force: the store decides, so two writers never store two keys for one subject, and a
+    /// writer that missed a rotation learns of it instead of wrapping under a key being retired.
+    func insertSubjectKey(_ key: NewSubjectKey) throws -> SubjectKeyInsertion
+    /// Replaces a destroyed data key with a new one (the subject's new data after an erasure of one scope,
+    /// e.g. a re-link after Apple tokens were erased), under the same rule on the master key.
+    /// - Returns: false when the key is not destroyed or the master key is not in force.
+    @discardableResult
+    func replaceDestroyedSubjectKey(_ key: NewSubjectKey) throws -> Bool
+    /// Re-wraps a live data key that `fromMasterKeyID` wraps (a rotation). False when it changed meanwhile.
+    @discardableResult
+    func rewrapSubjectKey(
+        app: String, subject: String, scope: SubjectKeyScope, fromMasterKeyID: String, wrappedKey: [UInt8],
+        masterKeyID: String
+    ) throws -> Bool
+    /// Registers `id` as the master key in force when none is; returns the one in force afterwards.
+    func registerMasterKey(id: String, at instant: Instant) throws -> StoredMasterKey
+    /// Makes `id` the master key in force and the previous one `retiring`. Waits for writers that are storing
+    /// a data key under the previous key to commit first, so none is missed by the re-wrap that follows.
+    /// - Returns: false when `id` is already in force.
+    @discardableResult
+    func switchMasterKey(to id: String, at instant: Instant) throws -> Bool
+    /// Marks `retiring` master keys that no live data key uses any more as `retired`; returns their ids.
+    func retireUnusedMasterKeys(at instant: Instant) throws -> [String]
+    /// Seals the clear-text values of an older release's inbox row: stores the sealed forms and sets the
+    /// clear-text columns to NULL.
+    func sealPlaintextNotification(id: Int64, sealedEmail: [UInt8]?, sealedRawJWS: [UInt8]?) throws
+    /// Records that the one-time conversion `name` has completed.
+    func recordConversion(_ name: String, at instant: Instant) throws
+    /// Records which master keys `instance` holds (or, with nil, that it stopped).
+    func recordInstanceMasterKeys(instance: String, masterKeyIDs: [String]?, at instant: Instant) throws
+
     /// Cancels every unfinished job of the account whose rule says `cancelIfRelinked` (``ErasureJob``'s own
     /// rule), recording `reason`; returns the ids cancelled.
-    /// Scrubs the service's own copies of one account's personal data (the erasure job's `self` step):
-    /// `relayEmail` sets the inbox rows' `email` and `raw_jws` to NULL, `appleTokens` drops the stored token.
-    /// The account row and its history stay as the tombstone (state, dates, which policy erased it), so the
-    /// account stays deleted and a report can still prove when and under which rule.
-    /// - Returns: how many copies were removed.
-    @discardableResult
-    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws -> Int
     @discardableResult
     func cancelErasureJobsForRelink(app: String, subject: String, at instant: Instant, reason: String) throws
         -> [Int64]

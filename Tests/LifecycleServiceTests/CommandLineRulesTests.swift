@@ -121,6 +121,8 @@ struct CommandLineRulesTests {
             (["account", "link", "--app", "shop", "--sub", subject, "--json"] + config, 0),
             (["account", "show", "--app", "shop", "--sub", subject, "--json"] + config, 0),
             (["account", "delete", "--app", "shop", "--sub", subject, "--json"] + config, 0),
+            (["account", "export", "--app", "shop", "--sub", subject, "--json"] + config, 0),
+            (["keys", "status", "--json"] + config, 0),
             (["outbox", "list", "--json"] + config, 0),
             (["outbox", "retry", "7", "--json"] + config, 1),
             (["jobs", "list", "--json"] + config, 0),

@@ -22,6 +22,9 @@ struct ConfigurationTests {
         #expect(configuration.apple.leewaySeconds == 60)
         #expect(configuration.app(forClientID: "com.example.shop")?.id == "shop")
         #expect(configuration.app(forClientID: "com.example.other") == nil)
+        #expect(configuration.secrets.masterKeyFile == "/etc/lifecycle/var/secrets/master.key")
+        #expect(configuration.keys.rotateEveryDays == nil && configuration.keys.fileCheckSeconds == 5)
+        #expect(configuration.erasure.backupRetentionDays == nil)
     }
 
     static let app: JSONValue = ["id": "shop", "clientIds": ["a"]]
@@ -51,6 +54,18 @@ struct ConfigurationTests {
         (
             ["apps": [["id": "shop", "clientIds": ["a"]]], "reconcile": ["heartbeatSeconds": 300]],
             "reconcile.heartbeatSeconds: 300 is not shorter than gapThresholdSeconds"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "keys": ["rotateEveryDays": 0]],
+            "keys.rotateEveryDays: 0 is out of range 1...3650"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "erasure": ["backupRetentionDays": "35"]],
+            "erasure.backupRetentionDays: expected an integer"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "secrets": ["masterKey": "x"]],
+            "secrets.masterKey: unknown key"
         ),
     ]
 

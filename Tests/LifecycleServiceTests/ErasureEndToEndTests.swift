@@ -14,6 +14,7 @@ struct ErasureEndToEndTests {
         "an account-delete notification erases the user's rows in the app database and the relay e-mail, completed before the deadline with evidence",
         arguments: HarnessStore.available)
     func accountDeleteErases(store: HarnessStore) async throws {
+        let backend = store
         let scenario = try ErasureScenario(store: store)
         let harness = scenario.harness
         let service = try await harness.start()
@@ -43,9 +44,16 @@ struct ErasureEndToEndTests {
         let appStep = job.job.steps[0]
         #expect(appStep.target == "app-db" && appStep.status == .done)
         #expect(appStep.evidence.rowsAffected == 3 && appStep.evidence.verificationCount == 0)
+        #expect(
+            appStep.evidence.hygiene == "secure_delete, journal_mode=delete",
+            "a rollback-journal app database needs no log truncation; secure_delete zeroed the rows")
         let selfStep = job.job.steps[1]
         #expect(selfStep.target == "self" && selfStep.status == .done)
         #expect(selfStep.evidence.verificationCount == 0)
+        #expect(selfStep.evidence.keysDestroyed == 1, "the subject's notifications data key")
+        #expect(
+            selfStep.evidence.hygiene?.hasPrefix(
+                backend == .sqlite ? "secure_delete, wal_checkpoint(TRUNCATE) at " : "VACUUM subject_keys at ") == true)
         #expect((selfStep.evidence.rowsAffected ?? 0) >= 1, "the relay e-mail was there to scrub")
         let left = try ErasureScenario.rows(of: subject, in: scenario.appDatabase)
         #expect(left == 0)
@@ -53,7 +61,7 @@ struct ErasureEndToEndTests {
         #expect(others == 3, "nobody else's rows")
 
         let remaining = try await store.read { [subject] in
-            try $0.remainingSubjectCopies(app: "shop", subject: subject, relayEmail: true, appleTokens: true)
+            try $0.remainingSubjectValues(app: "shop", subject: subject, scopes: Set(SubjectKeyScope.allCases))
         }
         #expect(remaining == 0)
         let account = try await store.read { [subject] in try $0.account(app: "shop", subject: subject) }
@@ -138,6 +146,30 @@ struct ErasureEndToEndTests {
         #expect(retried.status == .completed)
         #expect(retried.job.steps[0].attempts == 1)
         await harness.stop()
+    }
+
+    @Test("with secureDelete false the sqlite target records no hygiene, and the rows are still erased")
+    func secureDeleteOff() async throws {
+        let scenario = try ErasureScenario()
+        var config = try #require(
+            JSONValue.parseIfValid(try Data(contentsOf: URL(fileURLWithPath: scenario.harness.configurationFile)))?
+                .objectValue)
+        var app = try #require(config["apps"]?.arrayValue?.first?.objectValue)
+        var targets = try #require(app["targets"]?.objectValue)
+        var appDB = try #require(targets["app-db"]?.objectValue)
+        appDB["secureDelete"] = false
+        targets["app-db"] = .object(appDB)
+        app["targets"] = .object(targets)
+        config["apps"] = [.object(app)]
+        try scenario.harness.merge(config)
+        let service = try await scenario.harness.start()
+        _ = try await scenario.harness.post(scenario.harness.body(type: "account-delete", subject: subject))
+        try await service.erasureRunner.runOnce()
+        let job = try #require(try await service.context.store.jobs(subject: subject).first)
+        #expect(job.status == .completed)
+        #expect(job.job.steps[0].evidence.hygiene == nil)
+        #expect(try ErasureScenario.rows(of: subject, in: scenario.appDatabase) == 0)
+        await scenario.harness.stop()
     }
 
     @Test("a verification query that still finds rows leaves the job unverified, never completed")

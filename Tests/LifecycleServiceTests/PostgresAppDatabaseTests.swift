@@ -85,6 +85,7 @@ struct PostgresAppDatabaseTests {
                 ],
                 "verify":
                     "SELECT (SELECT count(*) FROM users WHERE apple_sub = :sub) + (SELECT count(*) FROM comments WHERE apple_sub = :sub)",
+                "vacuum": ["users", "public.comments"],
             ])
             let service = try await harness.start()
             #expect(try await harness.post(harness.body(type: "account-delete", subject: subject)).status == 200)
@@ -95,6 +96,7 @@ struct PostgresAppDatabaseTests {
             let step = job.job.steps[0]
             #expect(step.target == "app-db" && step.status == .done)
             #expect(step.evidence.rowsAffected == 3 && step.evidence.verificationCount == 0)
+            #expect(step.evidence.hygiene == "VACUUM users, public.comments", "the listed tables were vacuumed")
             #expect(try await Self.remainingRows(database, of: subject) == 0)
             #expect(try await Self.remainingRows(database, of: ErasureScenario.otherSubject) == 3, "nobody else's rows")
             #expect(!harness.log.contains(subject), "logs hold pseudonyms only")
@@ -125,13 +127,19 @@ struct PostgresAppDatabaseTests {
         }
     }
 
-    @Test("a postgres target without :sub, or with a URL that is not postgres://, stops start-up with its field")
+    @Test(
+        "a postgres target without :sub, with a URL that is not postgres:// or a vacuum entry that is not a table name, stops start-up with its field"
+    )
     func configurationIsChecked() throws {
         let noSub: JSONValue = [
             "type": "postgres", "url": "postgres://app@db/app", "statements": ["DELETE FROM users"],
         ]
         let noURL: JSONValue = ["type": "postgres", "url": "mysql://db/app", "statements": ["DELETE :sub"]]
-        for (target, field) in [(noSub, "statements[0]"), (noURL, "url")] {
+        let badTable: JSONValue = [
+            "type": "postgres", "url": "postgres://app@db/app", "statements": ["DELETE :sub"],
+            "vacuum": ["users; DROP TABLE accounts"],
+        ]
+        for (target, field) in [(noSub, "statements[0]"), (noURL, "url"), (badTable, "vacuum[0]")] {
             let harness = try Self.harness(target: target)
             #expect {
                 _ = try harness.configuration

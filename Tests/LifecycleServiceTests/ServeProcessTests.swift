@@ -2,6 +2,7 @@ import AppleNotifications
 import Foundation
 import HTTP
 import LifecycleCore
+import LifecycleCrypto
 import TestSupport
 import Testing
 
@@ -223,6 +224,8 @@ struct ServeProcessTests {
     private func dailyReportsOncePerDay(databaseURL: String) async throws {
         let schedule = Self.scheduleAhead(lead: 6)
         var instances: [ServeFixture] = []
+        // Instances on one store hold the same master key (the one in force there), here from the environment.
+        let masterKey = Hex.encode(SecureRandom.bytes(count: 32))
         // The second instance's clock is 8 s behind: it reaches 03:15 after the first has written the reports.
         for lag: Int64 in [0, 8] {
             let fixture = try await ServeFixture(
@@ -231,7 +234,8 @@ struct ServeProcessTests {
                     "storage": ["url": .string(databaseURL)],
                     "reconcile": ["dailyAt": .string(schedule.dailyAt), "timeZone": .string(schedule.zone)],
                 ],
-                clockOffsetSeconds: schedule.offset - lag)
+                clockOffsetSeconds: schedule.offset - lag,
+                environment: [MasterKeyring.environmentVariable: masterKey])
             try await fixture.start()
             instances.append(fixture)
         }

@@ -188,32 +188,54 @@ struct ErasureStoreContractTests {
     }
 
     @Test(
-        "the self scrub removes the relay e-mail, raw JWS and stored token, and counts what remains",
+        "the self erasure destroys the subject's data keys, clears the sealed e-mail, raw JWS and token, keeps the tombstone and counts what remains",
         arguments: StoreFactory.all)
     func selfScrub(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in
+            let t0 = Fixtures.receivedAt
             try await store.write { [sub] writer in
+                _ = try writer.registerMasterKey(id: "m1", at: t0)
+                for scope in SubjectKeyScope.allCases {
+                    let inserted = try writer.insertSubjectKey(
+                        NewSubjectKey(
+                            app: "shop", subject: sub, scope: scope, wrappedKey: [9, 9], masterKeyID: "m1",
+                            createdAt: t0))
+                    #expect(inserted == .inserted)
+                }
                 _ = try writer.insertNotification(
                     Fixtures.notification(sub: sub, type: .emailEnabled, email: "abc@privaterelay.appleid.com"))
                 try writer.saveAccount(app: "shop", subject: sub, record: Fixtures.sparseAccount)
                 try writer.setAppleToken(app: "shop", subject: sub, sealed: [1, 2, 3])
             }
+            let all = Set(SubjectKeyScope.allCases)
             let before = try await store.read { [sub] in
-                try $0.remainingSubjectCopies(app: "shop", subject: sub, relayEmail: true, appleTokens: true)
+                try $0.remainingSubjectValues(app: "shop", subject: sub, scopes: all)
             }
-            #expect(before == 2)
-            let scrubbed = try await store.write { [sub] in
-                try $0.scrubSubjectCopies(app: "shop", subject: sub, relayEmail: true, appleTokens: true)
+            #expect(before == 4, "two live keys, the inbox row, the token")
+            let sealed = try await store.read { [sub] in try $0.sealedValues(app: "shop", subject: sub) }
+            #expect(sealed.map(\.column) == [.notificationEmail, .notificationToken, .appleRefreshToken])
+            let erased = try await store.write { [sub] in
+                try $0.eraseSubjectValues(app: "shop", subject: sub, scopes: all, at: t0.adding(seconds: 60))
             }
-            #expect(scrubbed == 2)
+            #expect(erased == SubjectValueErasure(keysDestroyed: 2, rowsCleared: 2))
             let after = try await store.read { [sub] in
-                try $0.remainingSubjectCopies(app: "shop", subject: sub, relayEmail: true, appleTokens: true)
+                try $0.remainingSubjectValues(app: "shop", subject: sub, scopes: all)
             }
             #expect(after == 0)
+            let again = try await store.write { [sub] in
+                try $0.eraseSubjectValues(app: "shop", subject: sub, scopes: all, at: t0.adding(seconds: 120))
+            }
+            #expect(again == SubjectValueErasure(keysDestroyed: 0, rowsCleared: 0), "erasing twice changes nothing")
+            let keys = try await store.read { [sub] in try $0.subjectKeys(app: "shop", subject: sub) }
+            #expect(
+                keys.allSatisfy { $0.isDestroyed && $0.destroyedAt == t0.adding(seconds: 60) && $0.masterKeyID == "m1" }
+            )
             let account = try await store.read { [sub] in try $0.account(app: "shop", subject: sub) }
             #expect(account != nil, "the account row stays as the tombstone")
             let token = try await store.read { [sub] in try $0.appleToken(app: "shop", subject: sub) }
             #expect(token == nil)
+            let left = try await store.read { [sub] in try $0.sealedValues(app: "shop", subject: sub) }
+            #expect(left.isEmpty)
         }
     }
 }

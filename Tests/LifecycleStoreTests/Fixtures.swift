@@ -21,7 +21,14 @@ enum Fixtures {
         return NewNotification(
             app: app, notification: verified, receivedAt: receivedAt,
             bodySHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-            rawJWS: "eyJraWQiOiJyczBNM2tPVjlwIiwiYWxnIjoiUlMyNTYifQ.e30.c2ln", source: source)
+            sealedEmail: email.map { sealed($0) },
+            sealedRawJWS: sealed("eyJraWQiOiJyczBNM2tPVjlwIiwiYWxnIjoiUlMyNTYifQ.e30.c2ln"),
+            source: source)
+    }
+
+    /// Stand-in sealed bytes: the store keeps them as they come (sealing is the service's part).
+    static func sealed(_ text: String) -> [UInt8] {
+        [1] + Array(text.utf8).reversed()
     }
 
     static func rejection(

@@ -19,7 +19,10 @@ struct StoreContractTests {
             let byID = try await store.read { try $0.notification(id: id) }
             let expected = StoredNotification(
                 id: id, app: new.app, notification: new.notification, receivedAt: new.receivedAt,
-                bodySHA256: new.bodySHA256, source: new.source)
+                bodySHA256: new.bodySHA256, source: new.source, sealedEmail: new.sealedEmail,
+                sealedRawJWS: new.sealedRawJWS)
+            #expect(new.notification.event.email == nil, "the e-mail travels sealed only")
+            #expect(byJTI?.sealedEmail == Fixtures.sealed("x7@privaterelay.appleid.com"))
             #expect(byJTI == expected)
             #expect(byID == expected)
             #expect(try await store.read { try $0.notification(jti: "never-seen") } == nil)

@@ -12,14 +12,27 @@ public struct ErasureStepEvidence: Hashable, Sendable {
     public var responseStatus: Int?
     /// A stable machine code for a failure, e.g. `timeout`, `http-500`, `verification-nonzero`.
     public var errorCode: String?
+    /// Data keys the step destroyed (the `self` target: crypto-shredding of the service's sealed values).
+    public var keysDestroyed: Int?
+    /// What was done so that no pre-erasure byte remains in the files of the store or database erased from,
+    /// e.g. `secure_delete, wal_checkpoint(TRUNCATE)` or `VACUUM users`; ``hygienePending`` until the `self`
+    /// step's store has done it.
+    public var hygiene: String?
+
+    /// The ``hygiene`` of a `self` step whose store has not yet removed the remnants (done after the batch,
+    /// or at the next start after a crash).
+    public static let hygienePending = "pending"
 
     public init(
-        rowsAffected: Int? = nil, verificationCount: Int? = nil, responseStatus: Int? = nil, errorCode: String? = nil
+        rowsAffected: Int? = nil, verificationCount: Int? = nil, responseStatus: Int? = nil, errorCode: String? = nil,
+        keysDestroyed: Int? = nil, hygiene: String? = nil
     ) {
         self.rowsAffected = rowsAffected
         self.verificationCount = verificationCount
         self.responseStatus = responseStatus
         self.errorCode = errorCode
+        self.keysDestroyed = keysDestroyed
+        self.hygiene = hygiene
     }
 
     public static let none = ErasureStepEvidence()

@@ -4,17 +4,26 @@ import LifecycleCore
 
 /// `lifecycle account show|link|delete`: the account routes of the admin API from the command line, either
 /// directly on the store (the same ``AccountOperations`` the routes call) or through a running service's
-/// admin listener with `--url`.
+/// admin listener with `--url`; `account export`: the subject's personal values opened
+/// (``PersonalDataExport``), on the store only.
 struct AccountCommand: LifecycleCommand {
     static let name = "account"
-    static let summary = "show an account, or report a sign-in (link) or an in-app deletion (delete)"
-    static let syntax = ["show", "link", "delete"].map { action in
-        CommandSyntax(
-            "account", action: action,
-            options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true)]
-                + (action == "show" ? [] : [.value("--event-time", "TIME")])
-                + [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel])
-    }
+    static let summary = "show an account, report a sign-in (link) or an in-app deletion (delete), export its data"
+    static let syntax =
+        ["show", "link", "delete"].map { action in
+            CommandSyntax(
+                "account", action: action,
+                options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true)]
+                    + (action == "show" ? [] : [.value("--event-time", "TIME")])
+                    + [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel])
+        } + [
+            CommandSyntax(
+                "account", action: "export",
+                options: [
+                    .value("--app", "ID", required: true), .value("--sub", "SUB", required: true), .json, .config,
+                    .logLevel,
+                ])
+        ]
     static let details = """
         show     state, e-mail forwarding, the whole history (applied, stale, duplicate, ignored and why),
                  the account's pending and dead outbox messages, and its erasure jobs with each step's
@@ -23,6 +32,10 @@ struct AccountCommand: LifecycleCommand {
                  consent-revoked one; refused for a deleted account (deletion is terminal)
         delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
                  erasure is scheduled
+        export   every personal value the service keeps about the sub (relay e-mails, raw JWS, Apple
+                 token), opened with its data key, and the state of those keys: for a data-subject access
+                 request. After erasure the keys are destroyed and nothing opens; a store (or backup) whose
+                 master key was rotated away opens nothing either. Works on the store only (no --url)
 
         options:
           --app ID          app id from the configuration (apps[].id)
@@ -52,11 +65,27 @@ struct AccountCommand: LifecycleCommand {
         let url = try arguments.option("--url")
         let tokenFile = try arguments.option("--token-file")
         let words = try arguments.positionals(max: 1)
-        guard let word = words.first, let action = Action(rawValue: word) else {
-            throw UsageError("say what to do: show, link or delete")
-        }
         guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
         guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
+        if words.first == "export" {
+            // The syntax of export takes no --url, --token-file or --event-time: it works on the store.
+            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+            let context = try await ServiceContext.open(configuration: configuration, io: io)
+            let document: JSONValue
+            do {
+                document = try await PersonalDataExport(store: context.store, vault: context.vault)
+                    .document(app: app, subject: subject)
+            } catch {
+                await context.close()
+                throw error
+            }
+            await context.close()
+            io.print(json ? document.serialized(pretty: true) : PersonalDataExport.text(document))
+            return ExitStatus.success
+        }
+        guard let word = words.first, let action = Action(rawValue: word) else {
+            throw UsageError("say what to do: show, link, delete or export")
+        }
         var eventTime: Instant? = nil
         if let eventTimeText {
             guard action != .show else { throw UsageError("--event-time applies to link and delete only") }

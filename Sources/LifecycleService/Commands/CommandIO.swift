@@ -41,6 +41,13 @@ public final class CommandIO: Sendable {
         return { line in err(line + "\n") }
     }
 
+    /// The sink of a command's structured log: standard error when a level was asked for
+    /// (``logLevel``), else nowhere (`serve` uses ``logSink`` always).
+    var commandLogSink: EventLog.Sink {
+        guard logLevel != nil else { return { _ in } }
+        return logSink
+    }
+
     /// The process clock, shifted by the test-only `LIFECYCLE_CLOCK_OFFSET_SECONDS` when it is set.
     func clock() throws(ConfigurationError) -> SystemWallClock { try SystemWallClock.fromEnvironment(environment) }
 

@@ -15,6 +15,8 @@ struct DevSetupCommand: LifecycleCommand {
           DIR/apple-dev-jwks.json   its public half as a JWKS
           DIR/lifecycle.json        a config that trusts ONLY that JWKS, stores in DIR/lifecycle.sqlite and
                                     serves on 127.0.0.1:PORT, with one app "demo" (aud com.example.app)
+          DIR/secrets/admin-token   the admin listener's bearer token (mode 0600)
+          DIR/secrets/master.key    the master key that wraps the subjects' data keys (mode 0600)
         DIR defaults to var/dev. `make run` calls this, then serves with DIR/lifecycle.json. Never deploy
         this config: production configs take Apple's JWKS (see lifecycle.example.json).
 
@@ -51,12 +53,15 @@ struct DevSetupCommand: LifecycleCommand {
                 "apple": ["jwks": .string(DevKeyPair.jwksFileName)],
                 "apps": [["id": "demo", "clientIds": .array([.string(devClientID)])]],
                 "pseudonymKeyFile": "secrets/pseudonym.key",
+                "secrets": ["masterKeyFile": "secrets/master.key"],
             ]
             try Data((config.serialized(pretty: true) + "\n").utf8).write(to: URL(fileURLWithPath: configPath))
             io.print("created \(configPath)")
         }
         let tokenPath = directory + "/secrets/admin-token"
         _ = try SecretFile.readOrCreate(path: tokenPath)
+        let keyring = try MasterKeyring.load(file: directory + "/secrets/master.key", environment: [:])
+        io.print("master key \(keyring.ids.joined(separator: ", ")) in \(directory)/secrets/master.key")
         return ExitStatus.success
     }
 }

@@ -182,6 +182,8 @@ struct JobsCommand: LifecycleCommand {
                 "verification_count": optional(step.evidence.verificationCount),
                 "response_status": optional(step.evidence.responseStatus),
                 "error_code": step.evidence.errorCode.map { .string($0) } ?? .null,
+                "keys_destroyed": optional(step.evidence.keysDestroyed),
+                "hygiene": step.evidence.hygiene.map { .string($0) } ?? .null,
             ]
         }
         return [

@@ -58,6 +58,17 @@ struct ConfigurationReader {
         return integer
     }
 
+    /// An integer that has no default: nil when the key is absent or `null`.
+    mutating func optionalInteger(
+        _ key: String, range: ClosedRange<Int64>, fix: String
+    ) throws(ConfigurationError) -> Int64? {
+        guard members.contains(where: { $0.key == key && $0.value != .null }) else {
+            consumed.insert(key)
+            return nil
+        }
+        return try integer(key, default: range.lowerBound, range: range, fix: fix)
+    }
+
     mutating func bool(_ key: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
         guard let value = value(key) else { return fallback }
         guard let bool = value.boolValue else {

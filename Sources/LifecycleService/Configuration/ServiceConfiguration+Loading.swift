@@ -43,7 +43,7 @@ extension ServiceConfiguration {
         try root.allow(
             [
                 "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
-                "policiesDirectory", "erasure", "reconcile",
+                "policiesDirectory", "erasure", "reconcile", "secrets", "keys",
             ])
 
         var storageReader = try root.objectOrEmpty("storage")
@@ -244,6 +244,26 @@ extension ServiceConfiguration {
             try root.string("policiesDirectory", default: "policies", fix: "a directory of policy files"))
         let erasureRunner = try parseErasureRunner(&root)
         let reconcile = try parseReconcile(&root)
+        var secretsReader = try root.objectOrEmpty("secrets")
+        try secretsReader.allow(["masterKeyFile"])
+        var secrets = SecretsConfiguration()
+        secrets.masterKeyFile = resolve(
+            try secretsReader.string(
+                "masterKeyFile", default: secrets.masterKeyFile, fix: "a path to the master key file (mode 0600)"))
+        try secretsReader.finish()
+        var keysReader = try root.objectOrEmpty("keys")
+        try keysReader.allow(["rotateEveryDays", "fileCheckSeconds", "rewrapBatchSize", "instanceWaitSeconds"])
+        var keys = KeysConfiguration()
+        keys.rotateEveryDays = try keysReader.optionalInteger(
+            "rotateEveryDays", range: 1...3650, fix: "days between master-key rotations"
+        ).map { Int($0) }
+        keys.fileCheckSeconds = Int(
+            try keysReader.integer("fileCheckSeconds", default: 5, range: 1...3600, fix: "seconds"))
+        keys.rewrapBatchSize = Int(
+            try keysReader.integer("rewrapBatchSize", default: 500, range: 1...100_000, fix: "a count"))
+        keys.instanceWaitSeconds = Int(
+            try keysReader.integer("instanceWaitSeconds", default: 120, range: 0...86_400, fix: "seconds"))
+        try keysReader.finish()
         try root.finish()
         var configuration = ServiceConfiguration(
             storage: storage, publicListener: publicListener, admin: admin, apple: apple, apps: apps, outbox: outbox,
@@ -252,6 +272,8 @@ extension ServiceConfiguration {
         configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
         configuration.erasure = erasureRunner
         configuration.reconcile = reconcile
+        configuration.secrets = secrets
+        configuration.keys = keys
         return configuration
     }
 }

@@ -23,6 +23,10 @@ public struct ServiceConfiguration: Sendable {
     public var erasure = ErasureRunnerConfiguration()
     /// The reconciler's settings (`reconcile`).
     public var reconcile = ReconcileConfiguration()
+    /// Where the master keys are (`secrets`).
+    public var secrets = SecretsConfiguration()
+    /// Master-key rotation (`keys`).
+    public var keys = KeysConfiguration()
 
     /// The app a token's `aud` routes to, or nil when no app lists that client ID.
     public func app(forClientID clientID: String) -> AppConfiguration? {
@@ -142,6 +146,33 @@ public struct ReportsConfiguration: Sendable {
     /// HMAC key of the subject pseudonyms in reports; created (0600) when missing (default
     /// `var/secrets/report-pseudonym.key`). Losing it makes `report lookup` unable to find old subjects.
     public var pseudonymKeyFile: String
+}
+
+/// Secrets that are files (`secrets`): only paths, never the secrets themselves.
+public struct SecretsConfiguration: Sendable {
+    /// The master keys that wrap the subjects' data keys (``MasterKeyring``): one 64-hex-digit key per line,
+    /// mode 0600, created with one fresh key when missing. `LIFECYCLE_MASTER_KEY` overrides it. Losing it makes
+    /// every sealed value unreadable; keep it out of the database's backups. Default `var/secrets/master.key`.
+    public var masterKeyFile = "var/secrets/master.key"
+
+    public init() {}
+}
+
+/// Master-key rotation (`keys`, ``MasterKeyRotation``).
+public struct KeysConfiguration: Sendable {
+    /// When set, `serve` rotates the master key once the one in force is this many days old (the bound after
+    /// which no copy of an erased subject's data, in any backup or log, can be opened). Default: never; rotate
+    /// with `lifecycle keys rotate`.
+    public var rotateEveryDays: Int?
+    /// How often `serve` looks at the master key file for a rewrite by a rotation (a stat call). Default 5 s.
+    public var fileCheckSeconds = 5
+    /// Data keys re-wrapped per transaction during a rotation. Default 500.
+    public var rewrapBatchSize = 500
+    /// How long `keys rotate` waits for every running instance to hold a new master key before switching to
+    /// it. Default 120 s.
+    public var instanceWaitSeconds = 120
+
+    public init() {}
 }
 
 /// How the outbox dispatcher delivers webhooks (DESIGN.md §6).

@@ -4,12 +4,16 @@ import LifecycleStore
 
 /// The `sqlite` and `postgres` targets: the configured statements run in one transaction with `:sub` bound,
 /// then the verification query, which must count 0 (DESIGN.md §7); a count above 0 — or no verification
-/// query at all — is `unverifiable`, never erased.
+/// query at all — is `unverifiable`, never erased. Then `removeRemnants` leaves no old bytes of the erased
+/// rows beside the database (SQLite: the log truncated; PostgreSQL: the configured tables vacuumed), and its
+/// account goes into the evidence; when it cannot complete, the attempt fails and is retried.
 struct DatabaseErasureTarget: Sendable {
     /// Opens the app's database (SQLite file or PostgreSQL URL); called on the target's own thread.
     var open: @Sendable () throws -> any ExternalDatabase
     var statements: [String]
     var verify: String?
+    /// What to do after the statements; returns what was done (nil: nothing).
+    var removeRemnants: @Sendable (any ExternalDatabase) throws -> String?
 
     /// Runs on its own thread: SQLite and libpq calls block, and the cooperative pool must not.
     func erase(subject: String) async -> ErasureStepResult {
@@ -25,7 +29,10 @@ struct DatabaseErasureTarget: Sendable {
             defer { database.close() }
             let rows = try database.executeInTransaction(statements, parameters: parameters)
             guard let verify else {
-                return .unverifiable(ErasureStepEvidence(rowsAffected: rows, errorCode: "no-verification-query"))
+                let hygiene = try? removeRemnants(database)
+                return .unverifiable(
+                    ErasureStepEvidence(rowsAffected: rows, errorCode: "no-verification-query", hygiene: hygiene ?? nil)
+                )
             }
             let remaining = Int(try database.queryInteger(verify, parameters: parameters) ?? -1)
             guard remaining == 0 else {
@@ -34,7 +41,14 @@ struct DatabaseErasureTarget: Sendable {
                         rowsAffected: rows, verificationCount: remaining,
                         errorCode: ErasureStep.verificationNonZeroCode))
             }
-            return .erased(ErasureStepEvidence(rowsAffected: rows, verificationCount: 0))
+            do {
+                let hygiene = try removeRemnants(database)
+                return .erased(ErasureStepEvidence(rowsAffected: rows, verificationCount: 0, hygiene: hygiene))
+            } catch let failure as any ExternalDatabaseFailure {
+                return .failed(
+                    ErasureStepEvidence(rowsAffected: rows, verificationCount: 0, errorCode: failure.code),
+                    retryable: failure.isTransient)
+            }
         } catch let failure as any ExternalDatabaseFailure {
             // A locked file or a server that is down may come back; SQL the database rejects will not.
             return .failed(ErasureStepEvidence(errorCode: failure.code), retryable: failure.isTransient)

@@ -10,6 +10,15 @@ public struct AppErasureConfiguration: Sendable {
     public var targets: [String: ErasureTarget]
     /// Canonical category name to target names.
     public var categories: [String: [String]]
+    /// `targets.NAME.backupRetentionDays`: how long the operator keeps backups of that target, where it
+    /// differs from `erasure.backupRetentionDays`.
+    public var backupRetentionDays: [String: Int] = [:]
+
+    /// How long backups holding `target`'s copy of the data are kept, in days, as configured; nil when not
+    /// stated. `self` is the service's own store.
+    public func backupRetentionDays(of target: String, default fallback: Int?) -> Int? {
+        backupRetentionDays[target] ?? fallback
+    }
 }
 
 /// Where an erasure step erases (`apps[].targets.NAME`).
@@ -17,10 +26,13 @@ public enum ErasureTarget: Sendable, Hashable {
     /// POST `account.erasure.requested` to the app's webhook: 2xx done, 202 waits for the callback.
     case webhook
     /// Statements bound to `:sub` against the app's SQLite file, then a verification query that must count 0.
-    case sqlite(path: String, statements: [String], verify: String?)
+    /// With `secureDelete` (default), the connection sets `secure_delete` and, after the statements,
+    /// checkpoints and truncates the file's write-ahead log, so the erased rows leave no bytes behind.
+    case sqlite(path: String, statements: [String], verify: String?, secureDelete: Bool)
     /// The same against the app's PostgreSQL database at `url` (libpq's URI form; keep the password in
-    /// `PGPASSFILE`, never in a log: only ``redactedDescription`` is shown).
-    case postgres(url: String, statements: [String], verify: String?)
+    /// `PGPASSFILE`, never in a log: only ``redactedDescription`` is shown); after the statements, each table
+    /// in `vacuum` is vacuumed, so the erased rows' old versions leave the heap.
+    case postgres(url: String, statements: [String], verify: String?, vacuum: [String])
 
     public var kind: String {
         switch self {
@@ -56,6 +68,10 @@ public struct ErasureRunnerConfiguration: Sendable {
     /// How long a webhook target that answered 202 has to call back before the step is `unverified` (the
     /// target acknowledged but never confirmed). Default 7 days.
     public var callbackTimeoutSeconds: Int = 604_800
+    /// How long the operator keeps backups of the service's store and, unless a target says otherwise, of
+    /// the erasure targets, in days: each deletion in the report states by when every backup copy is beyond
+    /// use. Default: not stated (the report says so).
+    public var backupRetentionDays: Int?
 
     public init() {}
 

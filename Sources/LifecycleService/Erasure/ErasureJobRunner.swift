@@ -1,6 +1,7 @@
 import Foundation
 import LifecycleCore
 import LifecycleStore
+import Synchronization
 
 /// Runs due erasure steps (DESIGN.md §7): claims them with a lease (so two runners, in one process or in
 /// several on one database, never execute the same step), executes one step per target, records the evidence,
@@ -95,7 +96,9 @@ public final class ErasureJobRunner: Sendable {
                 let status = try await execute(claim, settings)
                 summary.attempts[status, default: 0] += 1
             }
+            try await removeRemnants()
         }
+        try await removeRemnants()
         try await refreshGauges()
         return summary
     }
@@ -198,17 +201,26 @@ public final class ErasureJobRunner: Sendable {
             return .failed(ErasureStepEvidence(errorCode: "target-unknown"), retryable: false)
         }
         switch target {
-        case .sqlite(let path, let statements, let verify):
+        case .sqlite(let path, let statements, let verify, let secureDelete):
             let busyTimeout = Int32(configuration.erasure.busyTimeoutMilliseconds)
             return await DatabaseErasureTarget(
-                open: { try ExternalSQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeout) },
-                statements: statements, verify: verify
+                open: {
+                    try ExternalSQLiteDatabase(
+                        path: path, busyTimeoutMilliseconds: busyTimeout, secureDelete: secureDelete)
+                },
+                statements: statements, verify: verify,
+                removeRemnants: { database in
+                    secureDelete ? try (database as? ExternalSQLiteDatabase)?.removeRemnants() : nil
+                }
             ).erase(subject: stored.subject)
-        case .postgres(let url, let statements, let verify):
+        case .postgres(let url, let statements, let verify, let vacuum):
             let connectTimeout = max(1, configuration.erasure.timeoutMilliseconds / 1000)
             return await DatabaseErasureTarget(
                 open: { try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeout) },
-                statements: statements, verify: verify
+                statements: statements, verify: verify,
+                removeRemnants: { database in
+                    vacuum.isEmpty ? nil : try (database as? ExternalPostgresDatabase)?.vacuum(vacuum)
+                }
             ).erase(subject: stored.subject)
         case .webhook:
             return await requestWebhook(
@@ -217,25 +229,55 @@ public final class ErasureJobRunner: Sendable {
         }
     }
 
-    /// The `self` step: scrubs the service's own copies of the categories this job erases, then counts what
-    /// remains (0 proves it). The account row and its history stay: they are the tombstone.
+    /// The `self` step: destroys the subject's data keys of the scopes this job's categories erase (every
+    /// copy of what they sealed is then unreadable) and clears the columns that held the sealed values, then
+    /// counts what remains (0 proves it). The account row and its history stay: they are the tombstone. The
+    /// store's files are cleaned of the pre-erasure pages after the batch (``removeRemnants()``); until then
+    /// the step's hygiene is ``ErasureStepEvidence/hygienePending``.
     private func scrubSelf(_ stored: StoredErasureJob) async -> ErasureStepResult {
-        let categories = Set(stored.job.plan.categories)
-        // The raw JWS holds the e-mail claim, so it goes with the relay e-mail and the profile.
-        let relayEmail = categories.contains(.relayEmail) || categories.contains(.profile)
-        let appleTokens = categories.contains(.appleTokens)
-        let (app, subject) = (stored.app, stored.subject)
+        let scopes = SubjectKeyScope.erased(by: stored.job.plan.categories)
+        let (app, subject, now) = (stored.app, stored.subject, clock.now())
         do {
-            let (scrubbed, remaining) = try await store.write { writer in
-                let scrubbed = try writer.scrubSubjectCopies(
-                    app: app, subject: subject, relayEmail: relayEmail, appleTokens: appleTokens)
-                let remaining = try writer.remainingSubjectCopies(
-                    app: app, subject: subject, relayEmail: relayEmail, appleTokens: appleTokens)
-                return (scrubbed, remaining)
+            let (erasure, remaining) = try await store.write { writer in
+                let erasure = try writer.eraseSubjectValues(app: app, subject: subject, scopes: scopes, at: now)
+                let remaining = try writer.remainingSubjectValues(app: app, subject: subject, scopes: scopes)
+                return (erasure, remaining)
             }
-            return .erased(ErasureStepEvidence(rowsAffected: scrubbed, verificationCount: remaining))
+            if !scopes.isEmpty { remnantsOutstanding.withLock { $0 = true } }
+            return .erased(
+                ErasureStepEvidence(
+                    rowsAffected: erasure.rowsCleared, verificationCount: remaining,
+                    keysDestroyed: erasure.keysDestroyed,
+                    hygiene: scopes.isEmpty ? nil : ErasureStepEvidence.hygienePending))
         } catch {
             return .failed(ErasureStepEvidence(errorCode: "store-unavailable"), retryable: true)
+        }
+    }
+
+    /// Whether the store may hold pre-erasure pages: true at start (a crash may have left a `self` step's
+    /// hygiene pending) and after every batch with a `self` step, until ``removeRemnants()`` completes.
+    private let remnantsOutstanding = Mutex(true)
+
+    /// Has the store leave no byte of what erasure removed in its files (``Store/removeRemnants()``), then
+    /// records what was done on every `self` step that was waiting for it. When a reader keeps the log busy
+    /// it stays outstanding and is tried again after the next batch or poll.
+    public func removeRemnants() async throws {
+        guard remnantsOutstanding.withLock({ $0 }) else { return }
+        let started = clock.now()
+        let removal = try await store.removeRemnants()
+        guard removal.complete else {
+            log.log(.warning, "erasure.remnants_pending", [("reason", .string(removal.description))])
+            return
+        }
+        remnantsOutstanding.withLock { $0 = false }
+        let description = removal.description + " at " + clock.now().iso8601
+        let completed = try await store.write { writer in
+            try writer.completePendingHygiene(description: description, finishedBy: started)
+        }
+        if completed > 0 {
+            log.log(
+                .info, "erasure.remnants_removed",
+                [("steps", .integer(Int64(completed))), ("how", .string(removal.description))])
         }
     }
 

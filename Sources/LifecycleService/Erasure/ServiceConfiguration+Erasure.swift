@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleStore
 
 /// The erasure parts of `lifecycle.json` (DESIGN.md §7): `policiesDirectory`, the `erasure` runner settings,
 /// and per app `policy`, `targets` and `categories`. A mapping that does not validate stops start-up with one
@@ -15,14 +16,22 @@ extension ServiceConfiguration {
         guard appErasureKeys.contains(where: app.has) else { return nil }
         let policyID = try app.string("policy", default: "default", fix: "the id of a policy file, e.g. \"default\"")
         var targets: [String: ErasureTarget] = [:]
+        var retention: [String: Int] = [:]
         for (name, value) in try app.map("targets") ?? [:] {
             var reader = try ConfigurationReader(file: app.file, path: app.field("targets") + "." + name, value: value)
             guard name != ErasurePlanner.selfTarget else {
                 throw app.error(
                     "targets.\(name)", "\"self\" is built in", fix: "remove it; map categories to \"self\" directly")
             }
-            try reader.allow(["type", "path", "url", "statements", "verify"])
+            try reader.allow([
+                "type", "path", "url", "statements", "verify", "secureDelete", "vacuum", "backupRetentionDays",
+            ])
             let type = try reader.string("type", fix: "\"webhook\", \"sqlite\" or \"postgres\"")
+            if let days = try reader.optionalInteger(
+                "backupRetentionDays", range: 0...36_600, fix: "days the operator keeps backups of this target")
+            {
+                retention[name] = Int(days)
+            }
             switch type {
             case "webhook":
                 guard hasWebhook else {
@@ -35,7 +44,9 @@ extension ServiceConfiguration {
                     throw reader.error("path", "missing", fix: "the path of the app's SQLite file")
                 }
                 let (statements, verify) = try parseErasureSQL(&reader)
-                targets[name] = .sqlite(path: resolve(path), statements: statements, verify: verify)
+                let secureDelete = try reader.bool("secureDelete", default: true)
+                targets[name] = .sqlite(
+                    path: resolve(path), statements: statements, verify: verify, secureDelete: secureDelete)
             case "postgres":
                 guard let url = try reader.string("url", fix: "the app database's postgres:// URL"),
                     url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")
@@ -45,7 +56,13 @@ extension ServiceConfiguration {
                         fix: "e.g. postgres://eraser@db.internal/app?sslmode=verify-full (password in PGPASSFILE)")
                 }
                 let (statements, verify) = try parseErasureSQL(&reader)
-                targets[name] = .postgres(url: url, statements: statements, verify: verify)
+                let vacuum = try reader.strings("vacuum", fix: "table names, e.g. [\"users\", \"comments\"]") ?? []
+                for (index, table) in vacuum.enumerated() where !ExternalPostgresDatabase.isTableName(table) {
+                    throw reader.error(
+                        "vacuum[\(index)]", "\"\(table)\" is not a table name",
+                        fix: "letters, digits and _, optionally schema.table")
+                }
+                targets[name] = .postgres(url: url, statements: statements, verify: verify, vacuum: vacuum)
             default:
                 throw reader.error(
                     "type", "missing or unknown target type", fix: "use \"webhook\", \"sqlite\" or \"postgres\"")
@@ -61,7 +78,8 @@ extension ServiceConfiguration {
             }
             categories[name] = names
         }
-        return AppErasureConfiguration(policyID: policyID, targets: targets, categories: categories)
+        return AppErasureConfiguration(
+            policyID: policyID, targets: targets, categories: categories, backupRetentionDays: retention)
     }
 
     /// The `statements` and `verify` of an SQL target (`sqlite`, `postgres`): every one binds the user as
@@ -96,6 +114,7 @@ extension ServiceConfiguration {
         try reader.allow([
             "maxAttempts", "baseDelayMilliseconds", "maxDelayMilliseconds", "leaseSeconds", "pollMilliseconds",
             "batchSize", "timeoutMilliseconds", "busyTimeoutMilliseconds", "callbackTimeoutSeconds", "runInServe",
+            "backupRetentionDays",
         ])
         var runner = ErasureRunnerConfiguration()
         runner.runInServe = try reader.bool("runInServe", default: true)
@@ -115,6 +134,9 @@ extension ServiceConfiguration {
             try reader.integer("busyTimeoutMilliseconds", default: 5_000, range: 0...600_000, fix: "milliseconds"))
         runner.callbackTimeoutSeconds = Int(
             try reader.integer("callbackTimeoutSeconds", default: 604_800, range: 1...31_622_400, fix: "seconds"))
+        runner.backupRetentionDays = try reader.optionalInteger(
+            "backupRetentionDays", range: 0...36_600, fix: "days the operator keeps backups of the store and targets"
+        ).map { Int($0) }
         try reader.finish()
         return runner
     }

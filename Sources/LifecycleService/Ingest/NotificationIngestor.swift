@@ -23,11 +23,15 @@ public final class NotificationIngestor: Sendable {
     let clock: any WallClock
     let transitions: AccountTransitionRecorder
     let committed: WakeSignal
+    /// Seals the relay e-mail and the raw JWS before they reach the store.
+    let vault: SubjectKeyVault
 
     init(
         configuration: ServiceConfiguration, verifier: NotificationVerifier, store: any Store, log: EventLog,
-        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder, committed: WakeSignal
+        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder, committed: WakeSignal,
+        vault: SubjectKeyVault
     ) {
+        self.vault = vault
         self.transitions = transitions
         self.committed = committed
         self.configuration = configuration
@@ -88,13 +92,20 @@ public final class NotificationIngestor: Sendable {
             let error = VerificationError(.invalidAudience, "no app is configured for this aud")
             return await reject(error, body: body, receivedAt: receivedAt, source: source, audience: verified.audience)
         }
-        let new = NewNotification(
-            app: app.id, notification: verified, receivedAt: receivedAt, bodySHA256: SHA256.hexDigest(body),
-            rawJWS: jws, source: source.rawValue)
+        let bodySHA256 = SHA256.hexDigest(body)
         let outcome: IngestOutcome
         do {
-            outcome = try await store.write { [transitions] writer in
-                try Self.record(new, transitions: transitions, in: writer)
+            // A new data key (random bytes, wrapped) and the values sealed under it are made here, outside the
+            // write transaction: for a subject's first notification the transaction adds only the key's
+            // insert; for a known subject, one key lookup and the seals under its key.
+            let candidate = try vault.candidate(
+                app: app.id, subject: verified.event.subject, scope: .notifications, at: receivedAt)
+            let presealed = try SealedValues(verified, app: app.id, jws: jws, dataKey: candidate.dataKey, vault: vault)
+            outcome = try await store.write { [transitions, vault] writer in
+                let new = try Self.sealed(
+                    verified, app: app.id, jws: jws, receivedAt: receivedAt, bodySHA256: bodySHA256,
+                    source: source.rawValue, candidate: candidate, presealed: presealed, vault: vault, in: writer)
+                return try Self.record(new, transitions: transitions, in: writer)
             }
         } catch {
             log.log(.error, "notification.store_failed", app: app.id, [("error", .string(String(describing: error)))])
@@ -119,6 +130,51 @@ public final class NotificationIngestor: Sendable {
         }
         log.log(.info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject, fields)
         return outcome
+    }
+
+    /// The inbox row as stored: the e-mail address and the raw JWS sealed under the subject's data key, or
+    /// left out when the subject's data was erased and the account is deleted (the row then keeps the
+    /// event's type, times and body hash, not its personal values).
+    static func sealed(
+        _ verified: VerifiedNotification, app: String, jws: String, receivedAt: Instant, bodySHA256: String,
+        source: String, candidate: SubjectKeyVault.Candidate, presealed: SealedValues, vault: SubjectKeyVault,
+        in writer: any StoreWriter
+    ) throws -> NewNotification {
+        var values = SealedValues(email: nil, token: nil)
+        if let dataKey = try vault.sealingKey(for: candidate, in: writer) {
+            values =
+                dataKey == candidate.dataKey
+                ? presealed
+                : try SealedValues(verified, app: app, jws: jws, dataKey: dataKey, vault: vault)
+        }
+        return NewNotification(
+            app: app, notification: verified, receivedAt: receivedAt, bodySHA256: bodySHA256,
+            sealedEmail: values.email, sealedRawJWS: values.token, source: source)
+    }
+
+    /// A notification's e-mail address (when it has one) and raw JWS, sealed under one data key.
+    struct SealedValues: Sendable {
+        var email: [UInt8]?
+        var token: [UInt8]?
+
+        init(email: [UInt8]?, token: [UInt8]?) {
+            self.email = email
+            self.token = token
+        }
+
+        init(_ verified: VerifiedNotification, app: String, jws: String, dataKey: [UInt8], vault: SubjectKeyVault)
+            throws
+        {
+            let subject = verified.event.subject
+            email = try verified.event.email.map { email in
+                try vault.seal(
+                    Array(email.utf8), column: .notificationEmail, app: app, subject: subject, rowKey: verified.jti,
+                    dataKey: dataKey)
+            }
+            token = try vault.seal(
+                Array(jws.utf8), column: .notificationToken, app: app, subject: subject, rowKey: verified.jti,
+                dataKey: dataKey)
+        }
     }
 
     /// The transaction body: the inbox row, and for known types the account's transition and its effects,

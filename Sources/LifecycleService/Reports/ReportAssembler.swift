@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleStore
 
 /// Turns collected ``ReportInputs`` into a ``ReportDataset``: pseudonymises subjects, derives each request's
 /// outcome from its jobs' evidence, and computes the summary. Pure and synchronous: the same inputs, key and
@@ -24,11 +25,17 @@ public struct ReportAssembler: Sendable {
     public var pseudonymizer: any SubjectPseudonymizer
     public var pseudonymKeyID: String
     public var options: ReportOptions
+    /// Backup retention and rotation schedule, for each request's ``ReportRemainingCopies``.
+    public var retention: ReportRetention
 
-    public init(pseudonymizer: any SubjectPseudonymizer, pseudonymKeyID: String, options: ReportOptions = .default) {
+    public init(
+        pseudonymizer: any SubjectPseudonymizer, pseudonymKeyID: String, options: ReportOptions = .default,
+        retention: ReportRetention = .unstated
+    ) {
         self.pseudonymizer = pseudonymizer
         self.pseudonymKeyID = pseudonymKeyID
         self.options = options
+        self.retention = retention
     }
 
     public func assemble(_ inputs: ReportInputs) -> ReportDataset {
@@ -42,7 +49,11 @@ public struct ReportAssembler: Sendable {
             let jobs = (jobsBySubject[event.subject] ?? []).filter {
                 $0.job.plan.trigger == trigger && $0.job.plan.eventTime == event.eventTime
             }
-            return row(for: event, jobs: jobs, app: inputs.app, asOf: asOf)
+            var result = row(for: event, jobs: jobs, app: inputs.app, asOf: asOf)
+            result.row.remainingCopies = remainingCopies(
+                jobs: jobs, keys: inputs.subjectKeys[event.subject] ?? [], masterKeys: inputs.masterKeys,
+                app: inputs.app)
+            return result
         }
         rows.sort {
             ($0.row.eventTime, $0.row.pseudonym, $0.row.eventType) < (
@@ -158,6 +169,40 @@ public struct ReportAssembler: Sendable {
         return (row, deletionCase, failedJobs)
     }
 
+    /// The request's bound on remaining copies: per store its erasure (live, rule-based jobs) finished in, the
+    /// backups' end by the configured retention; and the master key of the data keys its `self` step
+    /// destroyed, with its rotation.
+    func remainingCopies(
+        jobs: [ReportSubjectJob], keys: [StoredSubjectKey], masterKeys: [StoredMasterKey], app: String
+    ) -> ReportRemainingCopies? {
+        let erasures = jobs.filter { $0.job.plan.ruleIndex != nil && $0.job.status != .cancelled }
+        guard !erasures.isEmpty else { return nil }
+        var stepsByStore: [String: [ErasureStep]] = [:]
+        var order: [String] = []
+        for step in erasures.flatMap(\.job.steps) {
+            if stepsByStore[step.target] == nil { order.append(step.target) }
+            stepsByStore[step.target, default: []].append(step)
+        }
+        let backups = order.map { store in
+            let steps = stepsByStore[store] ?? []
+            let erasedAt = steps.allSatisfy { $0.status == .done } ? steps.compactMap(\.finishedAt).max() : nil
+            return ReportBackupCopy(
+                store: store, retentionDays: retention.days(app: app, target: store), erasedAt: erasedAt)
+        }
+        let latest = keys.filter(\.isDestroyed).max {
+            ($0.destroyedAt?.millisecondsSinceEpoch ?? 0) < ($1.destroyedAt?.millisecondsSinceEpoch ?? 0)
+        }
+        let masterKey = latest.map { key -> ReportMasterKeyBound in
+            let master = masterKeys.first { $0.id == key.masterKeyID }
+            var due: Instant? = nil
+            if let master, master.state == .current, let days = retention.rotateEveryDays {
+                due = master.addedAt.adding(milliseconds: Int64(days) * ReportPeriod.millisecondsPerDay)
+            }
+            return ReportMasterKeyBound(id: key.masterKeyID, retiredAt: master?.retiredAt, rotationDueBy: due)
+        }
+        return ReportRemainingCopies(backups: backups, masterKey: masterKey)
+    }
+
     private static func targetOutcomes(_ subjectJob: ReportSubjectJob) -> [ReportTargetOutcome] {
         let job = subjectJob.job
         return job.steps.enumerated().map { index, step in
@@ -167,7 +212,8 @@ public struct ReportAssembler: Sendable {
                 firstAttemptAt: index < subjectJob.stepsStartedAt.count ? subjectJob.stepsStartedAt[index] : nil,
                 lastAttemptAt: step.lastAttemptAt, finishedAt: step.finishedAt, deadline: job.plan.deadline,
                 rowsAffected: step.evidence.rowsAffected, verificationCount: step.evidence.verificationCount,
-                responseStatus: step.evidence.responseStatus, errorCode: step.evidence.errorCode)
+                responseStatus: step.evidence.responseStatus, errorCode: step.evidence.errorCode,
+                keysDestroyed: step.evidence.keysDestroyed, hygiene: step.evidence.hygiene)
         }
     }
 

@@ -7,7 +7,8 @@ import LifecycleCore
 public enum ReportCSVRenderer {
     public static let columns = [
         "subject", "event_type", "source", "event_time", "received_at", "policy", "deadline", "outcome", "on_time",
-        "completed_at", "days_to_complete", "verification", "targets", "retained",
+        "completed_at", "days_to_complete", "verification", "targets", "retained", "backups_beyond_use_by",
+        "master_key_retired_at", "remaining_copies",
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
@@ -21,6 +22,8 @@ public enum ReportCSVRenderer {
                 row.targets.map(target).joined(separator: "; "),
                 row.retained.map { "\($0.category) kept under \($0.basis) until \($0.purgeAt.iso8601) (\($0.status))" }
                     .joined(separator: "; "),
+                row.remainingCopies?.backupsBeyondUseBy?.iso8601 ?? "",
+                row.remainingCopies?.masterKey?.retiredAt?.iso8601 ?? "", row.remainingCopies?.statement ?? "",
             ]
             lines.append(values.map(field).joined(separator: ","))
         }
@@ -35,6 +38,8 @@ public enum ReportCSVRenderer {
         if let count = value.verificationCount { parts.append("verify \(count)") }
         if let status = value.responseStatus { parts.append("http \(status)") }
         if let code = value.errorCode { parts.append("error \(code)") }
+        if let keys = value.keysDestroyed { parts.append("keys destroyed \(keys)") }
+        if let hygiene = value.hygiene { parts.append("hygiene \(hygiene)") }
         return parts.joined(separator: ", ")
     }
 

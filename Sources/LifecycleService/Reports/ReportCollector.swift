@@ -55,8 +55,14 @@ public struct ReportCollector: Sendable {
         for subject in subjects.sorted() {
             subjectJobs += try await jobs.erasureJobs(app: app, subject: subject)
         }
+        let ordered = subjects.sorted()
+        let (keys, masterKeys) = try await store.read { reader in
+            var keys: [String: [StoredSubjectKey]] = [:]
+            for subject in ordered { keys[subject] = try reader.subjectKeys(app: app, subject: subject) }
+            return (keys, try reader.masterKeys())
+        }
         return ReportInputs(
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: subjectJobs,
-            findingRun: try await findings.lastReconcile(app: app))
+            findingRun: try await findings.lastReconcile(app: app), subjectKeys: keys, masterKeys: masterKeys)
     }
 }

@@ -27,7 +27,14 @@ public struct ReportGenerator: Sendable {
             collector: ReportCollector(
                 store: store, jobs: jobs ?? StoreErasureJobSource(store: store),
                 findings: findings ?? StoreFindingSource(store: store)),
-            assembler: ReportAssembler(pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID),
+            assembler: ReportAssembler(
+                pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID,
+                retention: ReportRetention(
+                    storeDays: configuration.erasure.backupRetentionDays,
+                    targetDays: Dictionary(
+                        uniqueKeysWithValues: configuration.apps.map { ($0.id, $0.erasure?.backupRetentionDays ?? [:]) }
+                    ),
+                    rotateEveryDays: configuration.keys.rotateEveryDays)),
             writer: ReportWriter(
                 directory: reports.directory, signingKey: try ReportKeys.signingKey(path: reports.signingKeyFile)))
     }

@@ -48,6 +48,7 @@ public enum ReportHTMLRenderer {
             """
         html += findingsSection(dataset)
         html += retainedSection(dataset)
+        html += remainingCopiesSection(dataset)
         html += failedSection(dataset)
         html += requestsSection(dataset)
         html += integritySection(dataset)
@@ -151,6 +152,26 @@ public enum ReportHTMLRenderer {
             + table(
                 ["Subject", "Event", "Category", "Legal basis", "Purge date", "Status"], rows,
                 empty: "Nothing is retained.") + "</section>\n"
+    }
+
+    private static func remainingCopiesSection(_ dataset: ReportDataset) -> String {
+        let rows = dataset.subjects.compactMap { row -> [String]? in
+            guard let copies = row.remainingCopies else { return nil }
+            return [
+                row.pseudonym, row.eventType, copies.backupsBeyondUseBy?.iso8601 ?? "not yet known",
+                copies.masterKey.map { key in
+                    key.retiredAt.map { "\(key.id), rotated away \($0.iso8601)" }
+                        ?? key.rotationDueBy.map { "\(key.id), rotation due by \($0.iso8601)" } ?? "\(key.id), in force"
+                } ?? "", copies.statement,
+            ]
+        }
+        return "<section>\n<h2>Remaining copies</h2>\n<p class=\"meta\">By when every backup copy of each "
+            + "request's erased data is beyond use (the operator's stated backup retention after each store's "
+            + "erasure), and the master key that wrapped the destroyed data key of the service's own copies: once "
+            + "it is rotated away, no copy anywhere opens.</p>\n"
+            + table(
+                ["Subject", "Event", "Backups beyond use by", "Master key", "Statement"], rows,
+                empty: "No erasure in this period.") + "</section>\n"
     }
 
     private static func failedSection(_ dataset: ReportDataset) -> String {

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleStore
 
 /// What the collect stage gathered for one app and period, before pseudonymisation: the raw material
 /// ``ReportAssembler`` turns into a ``ReportDataset``. Holds raw `sub`s: never written anywhere as is.
@@ -12,11 +13,18 @@ public struct ReportInputs: Sendable {
     public var jobs: [ReportSubjectJob]
     /// The last reconcile run of the app, nil when none is known.
     public var findingRun: ReportFindingRun?
+    /// The data keys of the subjects concerned, by subject (destroyed ones name the master key in force then).
+    public var subjectKeys: [String: [StoredSubjectKey]]
+    /// Every master key the store has known, with its state and dates.
+    public var masterKeys: [StoredMasterKey]
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],
-        findingRun: ReportFindingRun?
+        findingRun: ReportFindingRun?, subjectKeys: [String: [StoredSubjectKey]] = [:],
+        masterKeys: [StoredMasterKey] = []
     ) {
+        self.subjectKeys = subjectKeys
+        self.masterKeys = masterKeys
         self.app = app
         self.period = period
         self.generatedAt = generatedAt

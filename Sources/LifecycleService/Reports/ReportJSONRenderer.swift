@@ -101,6 +101,29 @@ public enum ReportJSONRenderer {
             "verification": .string(value.verification.rawValue),
             "targets": .array(value.targets.map(target)),
             "retained": .array(value.retained.map(retained)),
+            "remainingCopies": value.remainingCopies.map(remainingCopies) ?? .null,
+        ]
+    }
+
+    private static func remainingCopies(_ value: ReportRemainingCopies) -> JSONValue {
+        [
+            "backups": .array(
+                value.backups.map { copy in
+                    [
+                        "store": .string(copy.store),
+                        "retentionDays": copy.retentionDays.map { .integer(Int64($0)) } ?? .null,
+                        "erasedAt": optional(copy.erasedAt),
+                        "beyondUseBy": optional(copy.beyondUseBy),
+                    ]
+                }),
+            "backupsBeyondUseBy": optional(value.backupsBeyondUseBy),
+            "masterKey": value.masterKey.map { key in
+                [
+                    "id": .string(key.id), "retiredAt": optional(key.retiredAt),
+                    "rotationDueBy": optional(key.rotationDueBy),
+                ]
+            } ?? .null,
+            "statement": .string(value.statement),
         ]
     }
 
@@ -120,6 +143,8 @@ public enum ReportJSONRenderer {
                 "verificationCount": optional(value.verificationCount),
                 "responseStatus": optional(value.responseStatus),
                 "errorCode": optional(value.errorCode),
+                "keysDestroyed": optional(value.keysDestroyed),
+                "hygiene": optional(value.hygiene),
             ],
         ]
     }

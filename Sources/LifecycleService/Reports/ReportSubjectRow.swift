@@ -24,6 +24,8 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var completedAt: Instant?
     /// Days from event to completion, rounded to 3 decimals; nil until completed.
     public var daysToComplete: Double?
+    /// Where copies may remain and by when none can be used; nil when no erasure job is known.
+    public var remainingCopies: ReportRemainingCopies? = nil
 
     public init(
         pseudonym: String, eventType: String, source: ReportEventSource, eventTime: Instant, receivedAt: Instant,
@@ -75,12 +77,19 @@ public struct ReportTargetOutcome: Hashable, Sendable {
     public var verificationCount: Int?
     public var responseStatus: Int?
     public var errorCode: String?
+    /// Data keys the step destroyed (`self`).
+    public var keysDestroyed: Int?
+    /// What was done so no pre-erasure byte stays in the files (``ErasureStepEvidence/hygiene``).
+    public var hygiene: String?
 
     public init(
         target: String, rule: String, categories: [String], status: String, attempts: Int, firstAttemptAt: Instant?,
         lastAttemptAt: Instant?, finishedAt: Instant?, deadline: Instant, rowsAffected: Int?,
-        verificationCount: Int?, responseStatus: Int?, errorCode: String?
+        verificationCount: Int?, responseStatus: Int?, errorCode: String?, keysDestroyed: Int? = nil,
+        hygiene: String? = nil
     ) {
+        self.keysDestroyed = keysDestroyed
+        self.hygiene = hygiene
         self.target = target
         self.rule = rule
         self.categories = categories

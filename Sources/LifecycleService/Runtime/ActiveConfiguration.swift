@@ -39,7 +39,8 @@ public struct ActiveConfiguration: Sendable {
                 erasure: ErasureScheduler(configuration: configuration)))
         ingestor = NotificationIngestor(
             configuration: configuration, verifier: verifier, store: parts.store, log: parts.log,
-            metrics: parts.metrics, clock: parts.clock, transitions: transitions, committed: parts.outboxSignal)
+            metrics: parts.metrics, clock: parts.clock, transitions: transitions, committed: parts.outboxSignal,
+            vault: parts.vault)
         var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
         for app in configuration.apps {
             if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url), let signer = webhookSigners[app.id]

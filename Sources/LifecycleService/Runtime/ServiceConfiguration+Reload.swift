@@ -2,8 +2,9 @@
 extension ServiceConfiguration {
     /// This configuration with the settings a running process cannot change kept as `running` has them —
     /// the store, both listeners' binding, limits and certificate files (the certificate's contents do reload),
-    /// whether the admin listener runs, the JWKS source and its cache settings, the log pseudonym key — and
-    /// the names of those that differ, so the reload can say a restart is needed for them.
+    /// whether the admin listener runs, the JWKS source and its cache settings, the log pseudonym key, where
+    /// the master keys come from (`secrets.masterKeyFile`: the file's contents do reload) — and the names of
+    /// those that differ, so the reload can say a restart is needed for them.
     func keepingStartupSettings(of running: ServiceConfiguration) -> (
         configuration: ServiceConfiguration, kept: [String]
     ) {
@@ -36,6 +37,10 @@ extension ServiceConfiguration {
         if next.pseudonymKeyFile != running.pseudonymKeyFile {
             next.pseudonymKeyFile = running.pseudonymKeyFile
             kept.append("pseudonymKeyFile")
+        }
+        if next.secrets.masterKeyFile != running.secrets.masterKeyFile {
+            next.secrets.masterKeyFile = running.secrets.masterKeyFile
+            kept.append("secrets.masterKeyFile")
         }
         return (next, kept)
     }

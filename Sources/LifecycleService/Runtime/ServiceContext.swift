@@ -32,10 +32,13 @@ public final class ServiceContext: Sendable {
         var metrics: MetricsRegistry
         var clock: any WallClock
         var outboxSignal: WakeSignal
+        var vault: SubjectKeyVault
     }
 
     var parts: Parts {
-        Parts(store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal)
+        Parts(
+            store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal,
+            vault: vault)
     }
 
     /// The configuration in force: read it once per unit of work.
@@ -46,15 +49,20 @@ public final class ServiceContext: Sendable {
     /// The one way accounts change, shared by every entry point.
     public var transitions: AccountTransitionRecorder { current.transitions }
     var webhookSigners: [String: WebhookSigner] { current.webhookSigners }
+    /// Seals and opens personal values under the subjects' data keys (master keys from `secrets`); long-lived,
+    /// its master keys replaced with the configuration on reload (``activate(_:masterKeys:)``).
+    public let vault: SubjectKeyVault
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
         pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
-        webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil, logLevelOverride: LogLevel? = nil
+        vault: SubjectKeyVault, webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil,
+        logLevelOverride: LogLevel? = nil
     ) {
         self.logLevelOverride = logLevelOverride
         let outboxSignal = WakeSignal()
         self.outboxSignal = outboxSignal
+        self.vault = vault
         self.tls = tls
         self.store = store
         self.keys = keys
@@ -66,7 +74,8 @@ public final class ServiceContext: Sendable {
             ActiveConfiguration(
                 configuration: configuration, webhookSigners: webhookSigners, adminToken: nil,
                 parts: Parts(
-                    store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal)))
+                    store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal,
+                    vault: vault)))
     }
 
     /// Builds the whole configuration in force from `configuration`: the webhook signing secrets are read
@@ -81,8 +90,11 @@ public final class ServiceContext: Sendable {
             parts: parts)
     }
 
-    /// Puts `next` in force for every unit of work that starts from now on, and its log level.
-    func activate(_ next: ActiveConfiguration) {
+    /// Puts `next` in force for every unit of work that starts from now on, and its log level; with
+    /// `masterKeys` (the key file as read and checked for `next`, ``SubjectKeyVault/readMasterKeys(from:)``),
+    /// the vault holds those keys from the same moment.
+    func activate(_ next: ActiveConfiguration, masterKeys: MasterKeyring.Contents? = nil) {
+        if let masterKeys { vault.keyring.install(masterKeys) }
         active.withLock { $0 = next }
         log.setLevel(logLevelOverride ?? next.configuration.logLevel)
     }
@@ -92,21 +104,25 @@ public final class ServiceContext: Sendable {
         active.withLock { $0.adminToken = adminToken }
     }
 
-    /// Opens the store (creating and migrating it) and prepares the key cache without fetching yet.
+    /// Opens the store (creating and migrating it), attaches the master keys (``SubjectKeyVault/attach(to:at:)``),
+    /// seals what an older release kept in the clear (``PersonalDataConversion``), and prepares the key cache
+    /// without fetching yet.
     public static func open(
         configuration: ServiceConfiguration, clock: any WallClock = SystemWallClock(),
-        logSink: @escaping EventLog.Sink = EventLog.standardError, logLevel: LogLevel? = nil
+        logSink: @escaping EventLog.Sink = EventLog.standardError, logLevel: LogLevel? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ServiceContext {
         let pseudonymKey = try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile)
         let pseudonymizer = KeyedSubjectPseudonymizer(key: pseudonymKey)
         let log = EventLog(
             level: logLevel ?? configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
-        let webhookSigners = try loadWebhookSigners(configuration)
+        let webhookSigners = try loadWebhookSigners(configuration, environment: environment)
         // An expired certificate or one that does not match its key stops start-up here, with one line.
         let tls = try configuration.publicListener.tls.map { files in
             try TLSServerContext(certificateChainFile: files.certificateFile, privateKeyFile: files.privateKeyFile)
         }
-        let store = try await openStore(configuration.storage)
+        let (store, vault) = try await openStore(
+            configuration, log: log, clock: clock, environment: environment)
         guard let source = JWKSSource(configuration.apple.jwks) else {
             throw ConfigurationError(
                 file: "configuration", field: "apple.jwks", problem: "unusable key source \(configuration.apple.jwks)",
@@ -120,17 +136,33 @@ public final class ServiceContext: Sendable {
             now: { clock.now() })
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
-            metrics: MetricsRegistry(), clock: clock, webhookSigners: webhookSigners, tls: tls,
+            metrics: MetricsRegistry(), clock: clock, vault: vault, webhookSigners: webhookSigners, tls: tls,
             logLevelOverride: logLevel)
     }
 
-    /// The context of a command other than `serve`: its clock (``CommandIO/clock()``), and the structured log
-    /// only when asked for (``CommandIO/logLevel``); without it the command's one-line error is all it prints.
+    /// The context of a command other than `serve`: its clock (``CommandIO/clock()``), its environment (master
+    /// key, secrets), and the structured log only when asked for (``CommandIO/logLevel``); without it the
+    /// command's one-line error is all it prints.
     static func open(configuration: ServiceConfiguration, io: CommandIO) async throws -> ServiceContext {
-        let silent: EventLog.Sink = { _ in }
-        return try await open(
-            configuration: configuration, clock: try io.clock(), logSink: io.logLevel == nil ? silent : io.logSink,
-            logLevel: io.logLevel)
+        try await open(
+            configuration: configuration, clock: try io.clock(), logSink: io.commandLogSink, logLevel: io.logLevel,
+            environment: io.environment)
+    }
+
+    /// The store and vault of a command that needs nothing more (`migrate`, `keys`), with the clock,
+    /// environment and structured log of ``open(configuration:io:)``: what ``openStore(_:log:clock:environment:)``
+    /// does on the way (sealing what an older release kept in the clear) is logged only when asked for.
+    static func openStore(_ configuration: ServiceConfiguration, io: CommandIO) async throws -> (
+        store: any Store, vault: SubjectKeyVault, log: EventLog, clock: any WallClock
+    ) {
+        let clock = try io.clock()
+        let pseudonymizer = KeyedSubjectPseudonymizer(
+            key: try SecretFile.readOrCreate(path: configuration.pseudonymKeyFile))
+        let log = EventLog(
+            level: io.logLevel ?? configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock,
+            sink: io.commandLogSink)
+        let (store, vault) = try await openStore(configuration, log: log, clock: clock, environment: io.environment)
+        return (store, vault, log, clock)
     }
 
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.
@@ -157,6 +189,25 @@ public final class ServiceContext: Sendable {
             signers[app.id] = WebhookSigner(secret: secret)
         }
         return signers
+    }
+
+    /// The store with its master keys attached (``SubjectKeyVault/attach(to:at:)``), retired keys gone from
+    /// the key file, and what an older release kept in the clear sealed (``PersonalDataConversion``).
+    static func openStore(
+        _ configuration: ServiceConfiguration, log: EventLog, clock: any WallClock, environment: [String: String]
+    ) async throws -> (any Store, SubjectKeyVault) {
+        let keyring = try MasterKeyring.load(file: configuration.secrets.masterKeyFile, environment: environment)
+        let vault = SubjectKeyVault(keyring: keyring)
+        let store = try await openStore(configuration.storage)
+        do {
+            try await vault.attach(to: store, at: clock.now())
+            try await MasterKeyRotation.removeRetiredKeys(keyring: keyring, store: store, log: log)
+            try await PersonalDataConversion(store: store, vault: vault, log: log, clock: clock).run()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return (store, vault)
     }
 
     static func openStore(_ storage: StorageConfiguration) async throws -> any Store {

@@ -31,6 +31,8 @@ public final class ServiceRuntime: Sendable {
     private let stopped = Mutex<Bool>(false)
     /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
     private let rescheduled = WakeSignal()
+    /// Rung after a reload, so the master-key rotation loop re-reads `keys.rotateEveryDays`.
+    let rotationRescheduled = WakeSignal()
 
     public init(
         context: ServiceContext, configurationFile: String? = nil,
@@ -104,6 +106,7 @@ public final class ServiceRuntime: Sendable {
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
         try await recordHeartbeat(kind: "start")
+        try await recordMasterKeys()
         try publicServer.start()
         if let admin {
             adminServer.withLock { $0 = admin }
@@ -120,6 +123,7 @@ public final class ServiceRuntime: Sendable {
         warnAboutUnmappedApps()
         let context = self.context
         startBackground { [self] in await heartbeatLoop() }
+        startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }
         // Runs in the rounds where the configuration in force says erasure.runInServe, so a reload can turn it
         // on or off.
@@ -137,7 +141,7 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    private func startBackground(_ work: @escaping @Sendable () async -> Void) {
+    func startBackground(_ work: @escaping @Sendable () async -> Void) {
         background.withLock { $0.append(Task { await work() }) }
     }
 
@@ -161,6 +165,7 @@ public final class ServiceRuntime: Sendable {
             if Task.isCancelled { return }
             do {
                 try await recordHeartbeat(kind: "tick")
+                try await recordMasterKeys()
             } catch {
                 context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
             }
@@ -268,11 +273,14 @@ public final class ServiceRuntime: Sendable {
     /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and
     /// audiences, account transitions with their outbox and erasure effects (each app's policy: jobs scheduled
     /// from now on follow it, scheduled ones keep theirs), webhook signers and endpoints, the erasure runner's
-    /// and the outbox's settings, the admin token, the schedule, the log level — and swaps it in at once. A
-    /// file that does not load (unreadable, invalid, a missing secret) changes nothing: one `reload.refused`
-    /// line says why. Settings bound at start (store, listeners, JWKS source, pseudonym key) keep their running
-    /// values and `reload.restart_required` names them. Then the TLS certificate is reloaded and the key set
-    /// re-fetched; `lifecycle_config_reloads_total{result}` counts the reload once all of that is done.
+    /// and the outbox's settings, the admin token, the schedules (reconcile, master-key rotation), the log
+    /// level, and the master keys of `secrets.masterKeyFile` — and swaps it in at once. A file that does not
+    /// load (unreadable, invalid, a missing secret, a master key file that cannot be read or lacks a key the
+    /// store needs) changes nothing: one `reload.refused` line says why. Settings bound at start (store,
+    /// listeners, JWKS source, pseudonym key, where the master keys come from) keep their running values and
+    /// `reload.restart_required` names them. Then the master keys the store has retired are destroyed in the
+    /// key file (``settleMasterKeys(reason:)``), the TLS certificate is reloaded and the key set re-fetched;
+    /// `lifecycle_config_reloads_total{result}` counts the reload once all of that is done.
     public func reload() async {
         let log = context.log
         var result: String?
@@ -280,11 +288,13 @@ public final class ServiceRuntime: Sendable {
             do {
                 let fresh = try ServiceConfiguration.load(file: file, environment: environment)
                 let (next, kept) = fresh.keepingStartupSettings(of: context.configuration)
+                let masterKeys = try await context.vault.readMasterKeys(checkingAgainst: context.store)
                 let active = try context.prepare(
                     next, adminToken: try AdminListener.token(for: next, environment: environment),
                     environment: environment)
-                context.activate(active)
+                context.activate(active, masterKeys: masterKeys)
                 rescheduled.notify()
+                rotationRescheduled.notify()
                 context.outboxSignal.notify()
                 if !kept.isEmpty {
                     log.warning(
@@ -293,6 +303,7 @@ public final class ServiceRuntime: Sendable {
                 }
                 log.info("reload.configuration", [("apps", .integer(Int64(next.apps.count)))])
                 warnAboutUnmappedApps()
+                await settleMasterKeys(reason: "reload")
                 result = "applied"
             } catch {
                 log.log(.error, "reload.refused", [("error", .string(Self.oneLine(error)))])
@@ -316,7 +327,7 @@ public final class ServiceRuntime: Sendable {
     }
 
     /// An error as one line (a description never spans lines in a log field).
-    private static func oneLine(_ error: any Error) -> String {
+    static func oneLine(_ error: any Error) -> String {
         String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
@@ -337,6 +348,11 @@ public final class ServiceRuntime: Sendable {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         try? await recordHeartbeat(kind: "stop")
+        let instance = instanceID
+        let now = context.clock.now()
+        try? await context.store.write {
+            try $0.recordInstanceMasterKeys(instance: instance, masterKeyIDs: nil, at: now)
+        }
         context.log.info("serve.stopped")
         await context.close()
     }

@@ -214,20 +214,20 @@ extension PostgresAccess {
         try postgres { () throws -> StoredErasureJob? in
             let guardClause =
                 owner == nil
-                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = $12"
+                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = $14"
             let evidence = step.evidence
             var arguments: [any PostgresBindable] = [
                 step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
                 step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
                 evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus, evidence.errorCode,
-                jobID, index,
+                jobID, index, evidence.keysDestroyed, evidence.hygiene,
             ]
             if let owner { arguments.append(owner) }
             let updated = try connection.query(
                 """
                 UPDATE erasure_steps SET status = $1, attempts = $2, next_attempt_at_ms = $3, last_attempt_at_ms = $4,
                     finished_at_ms = $5, rows_affected = $6, verification_count = $7, response_status = $8,
-                    error_code = $9, leased_until_ms = NULL
+                    error_code = $9, keys_destroyed = $12, hygiene = $13, leased_until_ms = NULL
                 WHERE job_id = $10 AND ordinal = $11 AND \(guardClause)
                 RETURNING 1
                 """, arguments)
@@ -279,57 +279,6 @@ extension PostgresAccess {
                 cancelled.append(stored.id)
             }
             return cancelled
-        }
-    }
-
-    // MARK: The service's own copies
-
-    func remainingSubjectCopies(
-        app: String, subject: String, relayEmail: Bool, appleTokens: Bool
-    ) throws(StoreError) -> Int {
-        try postgres { () throws -> Int in
-            var remaining = 0
-            if relayEmail {
-                remaining += Int(
-                    try connection.queryInt64(
-                        """
-                        SELECT count(*) FROM notifications
-                        WHERE app = $1 AND sub = $2 AND (email IS NOT NULL OR raw_jws IS NOT NULL)
-                        """, [app, subject]) ?? 0)
-            }
-            if appleTokens {
-                remaining += Int(
-                    try connection.queryInt64(
-                        "SELECT count(*) FROM accounts WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL",
-                        [app, subject]) ?? 0)
-            }
-            return remaining
-        }
-    }
-
-    func scrubSubjectCopies(app: String, subject: String, relayEmail: Bool, appleTokens: Bool) throws(StoreError)
-        -> Int
-    {
-        try postgres { () throws -> Int in
-            var scrubbed = 0
-            if relayEmail {
-                scrubbed += try connection.query(
-                    """
-                    UPDATE notifications SET email = NULL, raw_jws = NULL
-                    WHERE app = $1 AND sub = $2 AND (email IS NOT NULL OR raw_jws IS NOT NULL)
-                    RETURNING 1
-                    """, [app, subject]
-                ).count
-            }
-            if appleTokens {
-                scrubbed += try connection.query(
-                    """
-                    UPDATE accounts SET apple_token = NULL WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL
-                    RETURNING 1
-                    """, [app, subject]
-                ).count
-            }
-            return scrubbed
         }
     }
 }

@@ -51,18 +51,18 @@ final class PostgresAccess: StoreWriter {
             let insertedID = try connection.queryInt64(
                 """
                 INSERT INTO notifications (
-                    app, jti, audience, issuer, sub, type, event_time_ms, is_private_email, email, issued_at_ms,
-                    expires_at_ms, key_id, accepted_expired, received_at_ms, body_sha256, raw_jws, source
+                    app, jti, audience, issuer, sub, type, event_time_ms, is_private_email, sealed_email, issued_at_ms,
+                    expires_at_ms, key_id, accepted_expired, received_at_ms, body_sha256, sealed_raw_jws, source
                 ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                 ON CONFLICT DO NOTHING
                 RETURNING id
                 """,
                 [
                     new.app, verified.jti, verified.audience, verified.issuer, event.subject, type,
-                    event.eventTime.millisecondsSinceEpoch, event.isPrivateEmail, event.email,
+                    event.eventTime.millisecondsSinceEpoch, event.isPrivateEmail, new.sealedEmail,
                     verified.issuedAt.millisecondsSinceEpoch, verified.expiresAt?.millisecondsSinceEpoch,
                     verified.keyID, verified.acceptedExpired, new.receivedAt.millisecondsSinceEpoch,
-                    new.bodySHA256, new.rawJWS, new.source,
+                    new.bodySHA256, new.sealedRawJWS, new.source,
                 ])
             if let insertedID { return .inserted(id: insertedID) }
             if let existing = try connection.queryInt64(

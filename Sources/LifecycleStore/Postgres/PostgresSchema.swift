@@ -19,7 +19,47 @@ enum PostgresSchema {
         Migration(version: 8, name: "reconciler", sql: reconciler),
         Migration(version: 9, name: "daily-reports", sql: dailyReports),
         Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs),
+        Migration(version: 11, name: "sealed-personal-values", sql: sealedPersonalValues),
     ]
+
+    /// See ``SQLiteSchema/sealedPersonalValues``.
+    static let sealedPersonalValues = """
+        CREATE TABLE master_keys (
+            id TEXT COLLATE "C" PRIMARY KEY,
+            state TEXT COLLATE "C" NOT NULL CHECK (state IN ('current', 'retiring', 'retired')),
+            added_at_ms BIGINT NOT NULL,
+            retired_at_ms BIGINT
+        );
+        CREATE UNIQUE INDEX master_keys_one_current ON master_keys (state) WHERE state = 'current';
+        CREATE TABLE subject_keys (
+            app TEXT COLLATE "C" NOT NULL,
+            sub TEXT COLLATE "C" NOT NULL,
+            scope TEXT COLLATE "C" NOT NULL CHECK (scope IN ('notifications', 'apple-tokens')),
+            wrapped_key BYTEA,
+            master_key_id TEXT COLLATE "C" NOT NULL,
+            created_at_ms BIGINT NOT NULL,
+            destroyed_at_ms BIGINT,
+            PRIMARY KEY (app, sub, scope),
+            CHECK ((wrapped_key IS NULL) = (destroyed_at_ms IS NOT NULL))
+        );
+        CREATE TABLE instance_master_keys (
+            instance TEXT COLLATE "C" PRIMARY KEY,
+            master_key_ids TEXT NOT NULL,
+            seen_at_ms BIGINT NOT NULL
+        );
+        CREATE TABLE store_conversions (
+            name TEXT COLLATE "C" PRIMARY KEY,
+            done_at_ms BIGINT NOT NULL
+        );
+        ALTER TABLE notifications ADD COLUMN sealed_email BYTEA;
+        ALTER TABLE notifications ADD COLUMN sealed_raw_jws BYTEA;
+        ALTER TABLE erasure_steps ADD COLUMN keys_destroyed BIGINT;
+        ALTER TABLE erasure_steps ADD COLUMN hygiene TEXT;
+        CREATE INDEX erasure_steps_hygiene_pending ON erasure_steps (finished_at_ms) WHERE hygiene = 'pending';
+        INSERT INTO store_conversions (name, done_at_ms)
+            SELECT 'sealed-personal-values', (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+            WHERE NOT EXISTS (SELECT 1 FROM notifications);
+        """
 
     /// See ``SQLiteSchema/inbox``.
     static let inbox = """

@@ -141,6 +141,40 @@ public final class PostgresStore: Store {
     }
 }
 
+extension PostgresStore {
+    /// `VACUUM subject_keys` (https://www.postgresql.org/docs/15/sql-vacuum.html) on a connection of its own,
+    /// outside any transaction: removes the old row versions of destroyed data keys from the heap so they are
+    /// not kept for ever. It takes only a `SHARE UPDATE EXCLUSIVE` lock (ingest goes on) and is bounded by
+    /// `statement_timeout`. What VACUUM frees is not zeroed, and WAL segments, replicas and base backups keep
+    /// their copies: those hold keys wrapped by the master key in force at the erasure, unreadable once it is
+    /// rotated away (`lifecycle keys rotate`).
+    public func removeRemnants() async throws -> RemnantRemoval {
+        try await vacuum(["VACUUM subject_keys"])
+    }
+
+    /// `VACUUM FULL notifications` writes the inbox into a new file and drops the old one, so the clear-text
+    /// values of an older release are not left in its pages; then the key table is vacuumed. It locks the
+    /// inbox for its duration (once, on upgrade).
+    public func compactAfterConversion() async throws -> RemnantRemoval {
+        try await vacuum(["VACUUM FULL notifications", "VACUUM subject_keys"])
+    }
+
+    private func vacuum(_ statements: [String]) async throws -> RemnantRemoval {
+        let (url, configuration) = (self.url, self.configuration)
+        return try await PostgresBlocking.run { () throws(StoreError) -> RemnantRemoval in
+            do {
+                let connection = try Self.connect(url: url, schema: configuration.schema, configuration)
+                defer { connection.close() }
+                try connection.execute("SET statement_timeout = \(configuration.maintenanceTimeoutMilliseconds)")
+                for statement in statements { try connection.execute(statement) }
+                return RemnantRemoval(complete: true, description: statements.joined(separator: ", "))
+            } catch {
+                throw StoreError(convertingPostgres: error)
+            }
+        }
+    }
+}
+
 /// Runs blocking libpq work (connecting, a lock query) on a Dispatch worker thread rather than on one of
 /// the few Swift concurrency threads.
 enum PostgresBlocking {

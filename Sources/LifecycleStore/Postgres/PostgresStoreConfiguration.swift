@@ -16,11 +16,16 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
     public var reconnectInitialDelayMilliseconds: Int
     /// The longest wait between two reconnection attempts. Default 2 000 ms.
     public var reconnectMaximumDelayMilliseconds: Int
+    /// `statement_timeout` of the `VACUUM` after erasure batches and upgrades (``PostgresStore/removeRemnants()``):
+    /// a vacuum that takes longer is cancelled and tried again after the next batch. Default 600 000 ms.
+    public var maintenanceTimeoutMilliseconds: Int
 
     public init(
         connectionCount: Int = 4, schema: String? = nil, connectTimeoutSeconds: Int = 5, reconnectAttempts: Int = 5,
-        reconnectInitialDelayMilliseconds: Int = 100, reconnectMaximumDelayMilliseconds: Int = 2_000
+        reconnectInitialDelayMilliseconds: Int = 100, reconnectMaximumDelayMilliseconds: Int = 2_000,
+        maintenanceTimeoutMilliseconds: Int = 600_000
     ) {
+        self.maintenanceTimeoutMilliseconds = max(1, maintenanceTimeoutMilliseconds)
         self.connectionCount = max(1, connectionCount)
         self.schema = schema
         self.connectTimeoutSeconds = max(1, connectTimeoutSeconds)

@@ -10,7 +10,7 @@ struct ErasureJobRow {
 
     static let stepColumns = """
         ordinal, target, status, attempts, next_attempt_at_ms, last_attempt_at_ms, finished_at_ms, rows_affected,
-        verification_count, response_status, error_code, started_at_ms
+        verification_count, response_status, error_code, started_at_ms, keys_destroyed, hygiene
         """
 
     var id: Int64
@@ -49,7 +49,7 @@ struct ErasureJobRow {
         }
         let evidence = ErasureStepEvidence(
             rowsAffected: row.optionalInt(7), verificationCount: row.optionalInt(8), responseStatus: row.optionalInt(9),
-            errorCode: row.optionalText(10))
+            errorCode: row.optionalText(10), keysDestroyed: row.optionalInt(12), hygiene: row.optionalText(13))
         let step = ErasureStep(
             target: row.text(1), status: status, attempts: row.int(3), nextAttemptAt: row.optionalInstant(4),
             lastAttemptAt: row.optionalInstant(5), finishedAt: row.optionalInstant(6), evidence: evidence)

@@ -17,6 +17,8 @@ protocol StoreRow {
     func int(_ column: Int) -> Int
     func bool(_ column: Int) -> Bool
     func optionalBool(_ column: Int) -> Bool?
+    /// A BLOB (SQLite) or `bytea` (PostgreSQL) column; nil when NULL.
+    func optionalBytes(_ column: Int) -> [UInt8]?
 }
 
 extension StoreRow {
@@ -39,9 +41,12 @@ extension SQLiteStatement: StoreRow {
     func int(_ column: Int) -> Int { int(Int32(column)) }
     func bool(_ column: Int) -> Bool { bool(Int32(column)) }
     func optionalBool(_ column: Int) -> Bool? { optionalBool(Int32(column)) }
+    func optionalBytes(_ column: Int) -> [UInt8]? { isNull(Int32(column)) ? nil : blob(Int32(column)) }
 }
 
 extension PostgresRow: StoreRow {
+    func optionalBytes(_ column: Int) -> [UInt8]? { bytea(column) }
+
     static func unreadable(_ table: String, _ column: String) -> PostgresError {
         PostgresError.unreadable(table, column)
     }

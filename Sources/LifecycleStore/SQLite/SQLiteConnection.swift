@@ -13,6 +13,8 @@ final class SQLiteConnection: @unchecked Sendable {
         case writer
         /// A reader: `query_only`, so a read body cannot change data even through a cast.
         case reader
+        /// Checkpoints and `VACUUM` after erasure, outside the writer's transactions.
+        case maintenance
     }
 
     let path: String
@@ -27,13 +29,16 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   (https://www.sqlite.org/pragma.html#pragma_synchronous); NORMAL would only be consistent.
     /// - `busy_timeout`: how long to wait for a lock held by another process before giving up.
     /// - `foreign_keys=ON`: SQLite leaves them off by default for compatibility.
+    /// - `secure_delete=ON`: deleted and overwritten content is overwritten with zeros in the page, and freed
+    ///   pages are zeroed (https://www.sqlite.org/pragma.html#pragma_secure_delete), so an erased value leaves
+    ///   no bytes in free space; some builds have it on by default, others not, so it is set, not assumed.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         self.path = path
         var connection: OpaquePointer?
         let flags: Int32 =
             switch role {
             case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            case .reader: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+            case .reader, .maintenance: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
             }
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -65,6 +70,7 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA secure_delete = ON")
         if role == .reader { try execute("PRAGMA query_only = ON") }
     }
 

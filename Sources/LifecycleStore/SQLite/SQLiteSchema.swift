@@ -12,7 +12,59 @@ enum SQLiteSchema {
         Migration(version: 8, name: "reconciler", sql: reconciler),
         Migration(version: 9, name: "daily-reports", sql: dailyReports),
         Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs),
+        Migration(version: 11, name: "sealed-personal-values", sql: sealedPersonalValues),
     ]
+
+    /// Crypto-shredding (NIST SP 800-88 Rev. 1 §2.6): personal values are stored sealed (AES-256-GCM) under a
+    /// data key per (app, sub, scope), kept in `subject_keys` only wrapped by a master key whose id each row
+    /// carries. Erasure sets `wrapped_key` to NULL: every copy of the sealed values (log, free pages, backups)
+    /// is then unreadable. `master_keys` records which master key is in force (ids and dates only: the keys
+    /// live outside the database), `instance_master_keys` which keys each running instance holds (a rotation
+    /// waits for all of them), and `store_conversions` the one-time sealing of values an older release kept in
+    /// the clear (`email`, `raw_jws`, which stay NULL from then on). A fresh database has nothing to convert.
+    /// `subject_keys` has no index beyond its primary key: each new subject's key is one more random b-tree
+    /// page in the commit, and a second index would double that on the ingest path; a rotation walks the
+    /// primary key instead.
+    ///
+    /// `keys_destroyed` and `hygiene` are erasure evidence: how many data keys a `self` step destroyed, and
+    /// what was done so that no pre-erasure byte remains in the files (`pending` until done).
+    static let sealedPersonalValues = """
+        CREATE TABLE master_keys (
+            id TEXT PRIMARY KEY,
+            state TEXT NOT NULL CHECK (state IN ('current', 'retiring', 'retired')),
+            added_at_ms INTEGER NOT NULL,
+            retired_at_ms INTEGER
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX master_keys_one_current ON master_keys (state) WHERE state = 'current';
+        CREATE TABLE subject_keys (
+            app TEXT NOT NULL,
+            sub TEXT NOT NULL,
+            scope TEXT NOT NULL CHECK (scope IN ('notifications', 'apple-tokens')),
+            wrapped_key BLOB,
+            master_key_id TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            destroyed_at_ms INTEGER,
+            PRIMARY KEY (app, sub, scope),
+            CHECK ((wrapped_key IS NULL) = (destroyed_at_ms IS NOT NULL))
+        ) WITHOUT ROWID;
+        CREATE TABLE instance_master_keys (
+            instance TEXT PRIMARY KEY,
+            master_key_ids TEXT NOT NULL,
+            seen_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE store_conversions (
+            name TEXT PRIMARY KEY,
+            done_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        ALTER TABLE notifications ADD COLUMN sealed_email BLOB;
+        ALTER TABLE notifications ADD COLUMN sealed_raw_jws BLOB;
+        ALTER TABLE erasure_steps ADD COLUMN keys_destroyed INTEGER;
+        ALTER TABLE erasure_steps ADD COLUMN hygiene TEXT;
+        CREATE INDEX erasure_steps_hygiene_pending ON erasure_steps (finished_at_ms) WHERE hygiene = 'pending';
+        INSERT INTO store_conversions (name, done_at_ms)
+            SELECT 'sealed-personal-values', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+            WHERE NOT EXISTS (SELECT 1 FROM notifications);
+        """
 
     /// Reconcile runs (one `running` row at most: the lock, with a lease so a crashed run does not hold it
     /// forever) and the findings they keep. A finding's identity is (app, code, subject key): the `sub`, or the

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 /// The SQLite implementation of ``Store``: one file in WAL mode, one writer thread with group commit
 /// (``GroupCommitWriter``), and a small pool of reader threads (``ReaderPool``).
@@ -111,5 +112,73 @@ public final class SQLiteStore: Store {
 
     public var statistics: StoreStatistics {
         counters.snapshot(queuedWrites: writer.queuedWrites)
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)` (https://www.sqlite.org/pragma.html#pragma_wal_checkpoint) on a
+    /// connection of its own: every frame of the log is copied into the database file, where `secure_delete`
+    /// has zeroed what erasure removed, and the log is truncated to zero bytes, so no older version of an
+    /// erased page survives in `-wal` (the `-shm` index holds page numbers, not content). A reader in another
+    /// process that keeps an old snapshot blocks it; each attempt waits only
+    /// ``SQLiteStoreConfiguration/checkpointBusyMilliseconds`` (writers wait meanwhile), then pauses.
+    public func removeRemnants() async throws -> RemnantRemoval {
+        let (path, configuration) = (self.path, self.configuration)
+        return try await Self.blocking { () throws(StoreError) in
+            try Self.checkpoint(path: path, configuration: configuration)
+        }
+    }
+
+    /// `VACUUM` rebuilds the database file from its live content only, so clear-text bytes an older release
+    /// left in free pages and free space are gone (https://www.sqlite.org/lang_vacuum.html), then the log is
+    /// checkpointed and truncated.
+    public func compactAfterConversion() async throws -> RemnantRemoval {
+        let (path, configuration) = (self.path, self.configuration)
+        return try await Self.blocking { () throws(StoreError) in
+            do {
+                let connection = try SQLiteConnection(
+                    path: path, role: .maintenance, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+                defer { connection.close() }
+                try connection.executeScript("VACUUM")
+            } catch {
+                throw StoreError(converting: error)
+            }
+            let removal = try Self.checkpoint(path: path, configuration: configuration)
+            return RemnantRemoval(complete: removal.complete, description: "VACUUM, " + removal.description)
+        }
+    }
+
+    static func checkpoint(path: String, configuration: SQLiteStoreConfiguration) throws(StoreError) -> RemnantRemoval {
+        do {
+            let connection = try SQLiteConnection(
+                path: path, role: .maintenance, busyTimeoutMilliseconds: configuration.checkpointBusyMilliseconds)
+            defer { connection.close() }
+            for attempt in 1...configuration.checkpointAttempts {
+                // One row: busy (1 when readers or a writer kept it from finishing), log frames, checkpointed.
+                let busy = try connection.queryInt64("PRAGMA wal_checkpoint(TRUNCATE)") ?? 1
+                if busy == 0 {
+                    return RemnantRemoval(
+                        complete: true, description: "secure_delete, wal_checkpoint(TRUNCATE)")
+                }
+                if attempt < configuration.checkpointAttempts {
+                    usleep(SQLiteStoreConfiguration.checkpointPauseMilliseconds * 1000)
+                }
+            }
+            return RemnantRemoval(
+                complete: false,
+                description: "wal_checkpoint(TRUNCATE) busy after \(configuration.checkpointAttempts) attempts")
+        } catch {
+            throw StoreError(converting: error)
+        }
+    }
+
+    private static func blocking<T: Sendable>(
+        _ body: @escaping @Sendable () throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(StoreError) -> T in try body() })
+            }
+        }
+        return try result.get()
     }
 }

@@ -9,10 +9,24 @@ public struct SQLiteStoreConfiguration: Sendable, Hashable {
     /// Read connections, each on its own thread, so reads run in parallel with each other and with the
     /// writer (WAL mode). Default 2, the core count this service is sized for.
     public var readerCount: Int
+    /// How long one attempt of the truncating checkpoint after an erasure (``SQLiteStore/removeRemnants()``)
+    /// waits for readers to leave the log. New writes wait while it does, so it is short. Default 100 ms.
+    public var checkpointBusyMilliseconds: Int32
+    /// Attempts of that checkpoint before it reports `complete: false` (tried again after the next erasure
+    /// round). Default 20, 200 ms apart: a reader holding the log for 6 s still lets it through.
+    public var checkpointAttempts: Int
 
-    public init(busyTimeoutMilliseconds: Int32 = 5_000, maximumBatchSize: Int = 256, readerCount: Int = 2) {
+    public init(
+        busyTimeoutMilliseconds: Int32 = 5_000, maximumBatchSize: Int = 256, readerCount: Int = 2,
+        checkpointBusyMilliseconds: Int32 = 100, checkpointAttempts: Int = 20
+    ) {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.readerCount = max(1, readerCount)
+        self.checkpointBusyMilliseconds = max(0, checkpointBusyMilliseconds)
+        self.checkpointAttempts = max(1, checkpointAttempts)
     }
+
+    /// Pause between two checkpoint attempts, while writers go on.
+    static let checkpointPauseMilliseconds: UInt32 = 200
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleStore
 
 @testable import LifecycleService
 
@@ -28,7 +29,26 @@ enum ReportFixture {
 
     static var pseudonymizer: KeyedSubjectPseudonymizer { KeyedSubjectPseudonymizer(key: key) }
     static var assembler: ReportAssembler {
-        ReportAssembler(pseudonymizer: pseudonymizer, pseudonymKeyID: ReportKeys.keyID(key))
+        ReportAssembler(
+            pseudonymizer: pseudonymizer, pseudonymKeyID: ReportKeys.keyID(key),
+            retention: ReportRetention(storeDays: 35, targetDays: [app: ["app-db": 30]], rotateEveryDays: 90))
+    }
+
+    /// Two master keys: the first was rotated away on 6 November, the second is in force since then.
+    static let masterKeys = [
+        StoredMasterKey(
+            id: "a1b2c3d4e5f60718", state: .retired, addedAt: at("2026-08-08T00:00:00Z"),
+            retiredAt: at("2026-11-06T00:00:00Z")),
+        StoredMasterKey(id: "0f1e2d3c4b5a6978", state: .current, addedAt: at("2026-11-06T00:00:00Z"), retiredAt: nil),
+    ]
+
+    /// The data key a subject's `self` step destroyed, under the master key in force at that moment.
+    static func destroyedKey(_ subject: Int, scope: SubjectKeyScope, at time: String, master: String)
+        -> StoredSubjectKey
+    {
+        StoredSubjectKey(
+            app: app, subject: subjects[subject], scope: scope, wrappedKey: nil, masterKeyID: master,
+            createdAt: at("2026-10-01T00:00:00Z"), destroyedAt: at(time))
     }
 
     static func event(
@@ -129,8 +149,18 @@ enum ReportFixture {
                     window: FindingWindow(from: at("2026-11-06T01:00:00Z"), to: at("2026-11-06T01:42:00Z"))),
                 Finding(code: .unknownToService, subject: subjects[6], detail: "the app holds a sub never linked"),
             ])
+        let keys = [
+            subjects[0]: [
+                destroyedKey(0, scope: .notifications, at: "2026-11-02T21:00:00Z", master: "a1b2c3d4e5f60718")
+            ],
+            subjects[1]: [
+                destroyedKey(1, scope: .notifications, at: "2026-11-05T10:30:00Z", master: "a1b2c3d4e5f60718")
+            ],
+            subjects[2]: [destroyedKey(2, scope: .appleTokens, at: "2026-11-09T12:00:00Z", master: "0f1e2d3c4b5a6978")],
+        ]
         return ReportInputs(
-            app: app, period: period, generatedAt: generatedAt, events: events, jobs: jobs, findingRun: findings)
+            app: app, period: period, generatedAt: generatedAt, events: events, jobs: jobs, findingRun: findings,
+            subjectKeys: keys, masterKeys: masterKeys)
     }
 
     /// The dataset with a fixed integrity block, as the golden files hold it.

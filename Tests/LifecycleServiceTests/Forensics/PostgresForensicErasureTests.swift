@@ -1,0 +1,179 @@
+import Foundation
+import LifecycleCore
+import LifecycleCrypto
+import TestSupport
+import Testing
+
+@testable import LifecycleService
+@testable import LifecycleStore
+
+/// What PostgreSQL keeps of erased data, read as raw bytes by the test superuser (`pg_read_binary_file` on
+/// the relations' files after a `CHECKPOINT`, and the WAL segments written meanwhile): personal values are in
+/// the heap as ciphertext only; an erased subject's old row versions, wherever they survive, open with no key
+/// the service still holds; and once the master key has been rotated, not even a leftover copy of the
+/// destroyed data key does.
+@Suite(
+    "Forensic erasure on PostgreSQL", .serialized,
+    .enabled(
+        if: HarnessStore.postgresServer != nil,
+        "needs a PostgreSQL server: set LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh sets it)"))
+struct PostgresForensicErasureTests {
+    let subject = TestFixtures.subject
+    let relay = "k3b7x9q2m1@privaterelay.appleid.com"
+
+    @Test(
+        "the heap and the WAL hold ciphertext only; after erasure the subject's old rows open with no key the service holds, and after a rotation not even a leftover wrapped key opens"
+    )
+    func ciphertextOnly() async throws {
+        let scenario = try await ForensicScenario(
+            store: .postgres, extraConfiguration: ["keys": ["fileCheckSeconds": 1, "instanceWaitSeconds": 30]])
+        let harness = scenario.harness
+        let database = try #require(harness.postgresDatabase)
+        let started = SystemWallClock().now()
+        let serve = try await scenario.startServe()
+        defer { serve.kill(signal: SIGKILL) }
+
+        let enabled = harness.body(
+            type: "email-enabled", subject: subject, extra: ["email": .string(relay), "is_private_email": "true"])
+        #expect(try await harness.post(enabled, port: scenario.port).status == 200)
+        let jws = try ForensicScenario.jws(in: enabled)
+        let sealed = try await database.withConnection { [subject] connection throws(PostgresError) in
+            try connection.query(
+                "SELECT sealed_email, sealed_raw_jws, jti FROM notifications WHERE sub = $1", [subject]
+            ).first.map { ($0.bytea(0) ?? [], $0.bytea(1) ?? [], $0.text(2)) }
+        }
+        let (sealedEmail, sealedToken, jti) = try #require(sealed)
+        let row = try await database.withConnection { [subject] connection throws(PostgresError) in
+            try connection.query("SELECT \(SubjectKeyRow.columns) FROM subject_keys WHERE sub = $1", [subject]).first
+        }
+        let stored = try SubjectKeyRow.decode(try #require(row))
+        let wrapped = try #require(stored.wrappedKey)
+        let email = StoredSealedValue(
+            column: .notificationEmail, app: ServiceHarness.appID, subject: subject, rowKey: jti, notificationID: nil,
+            sealed: sealedEmail)
+        #expect(
+            try Self.open(email, wrapped: [wrapped], scenario: scenario) == Array(relay.utf8), "control: it opens now")
+
+        let relations = ["notifications", "subject_keys"]
+        let heap = try await Self.found(
+            [Array(relay.utf8), Array(jws.utf8), sealedEmail, sealedToken, wrapped], in: relations, database)
+        #expect(heap == [false, false, true, true, true], "e-mail, raw JWS in the clear; sealed e-mail, JWS, key")
+        let wal = try await Self.foundInWAL(
+            [Array(relay.utf8), Array(jws.utf8), sealedEmail], since: started, database)
+        #expect(wal == [false, false, true], "the WAL written meanwhile holds the sealed e-mail, never the clear text")
+
+        #expect(
+            try await harness.post(harness.body(type: "account-delete", subject: subject), port: scenario.port).status
+                == 200)
+        try await Self.waitForHygiene(of: subject, in: database)
+
+        // Whatever old row versions survive in the files: not one opens with what the service holds.
+        let liveWrapped = try await Self.liveWrappedKeys(in: database)
+        #expect(!liveWrapped.contains(wrapped), "the subject's data key is no longer stored")
+        #expect(try Self.open(email, wrapped: liveWrapped, scenario: scenario) == nil)
+        let leftover = try await Self.found([wrapped], in: ["subject_keys"], database)[0]
+        print("after VACUUM the destroyed wrapped key is \(leftover ? "still" : "no longer") in the key table's pages")
+
+        // The rotation: the master key in force at the erasure is destroyed; a leftover wrapped key (here,
+        // in a backup, a replica or a WAL segment) opens with nothing the service holds.
+        let (io, output, errors) = CommandIO.capturing()
+        let status = await CommandLineInterface.run(
+            arguments: ["keys", "rotate", "--config", harness.configurationFile], io: io)
+        #expect(status == 0, "keys rotate: \(errors())")
+        #expect(output().contains("in force"))
+        let rotated = try scenario.vault()
+        #expect(rotated.keyring.key(id: stored.masterKeyID) == nil, "the old master key left the key file")
+        #expect(
+            try Self.open(
+                email, wrapped: [wrapped] + (try await Self.liveWrappedKeys(in: database)), scenario: scenario) == nil)
+        serve.kill(signal: SIGTERM)
+        #expect(await serve.waitForExit() == 0)
+    }
+
+    /// Tries `value` with the data key inside each wrapped key, unwrapped by each master key of the key file
+    /// as it is now; the plaintext, or nil when nothing opens it.
+    static func open(_ value: StoredSealedValue, wrapped: [[UInt8]], scenario: ForensicScenario) throws -> [UInt8]? {
+        let vault = try scenario.vault()
+        for candidate in wrapped {
+            for id in vault.keyring.ids {
+                let stored = StoredSubjectKey(
+                    app: value.app, subject: value.subject, scope: .notifications, wrappedKey: candidate,
+                    masterKeyID: id, createdAt: Instant(millisecondsSinceEpoch: 0), destroyedAt: nil)
+                guard let dataKey = try? vault.unwrap(stored) else { continue }
+                if let plaintext = try? vault.open(value, dataKey: dataKey) { return plaintext }
+            }
+        }
+        return nil
+    }
+
+    static func liveWrappedKeys(in database: PostgresTestDatabase) async throws -> [[UInt8]] {
+        try await database.withConnection { connection throws(PostgresError) in
+            try connection.query("SELECT wrapped_key FROM subject_keys WHERE wrapped_key IS NOT NULL").compactMap {
+                $0.bytea(0)
+            }
+        }
+    }
+
+    /// Whether each needle occurs in the files of `relations` (and their TOAST tables) as on disk after a
+    /// checkpoint; the server searches (`position` in `pg_read_binary_file`), so no file crosses the wire.
+    static func found(
+        _ needles: [[UInt8]], in relations: [String], _ database: PostgresTestDatabase
+    ) async throws -> [Bool] {
+        try await database.withConnection { connection throws(PostgresError) in
+            try connection.execute("CHECKPOINT")
+            var found: [Bool] = []
+            for needle in needles {
+                var any = false
+                for relation in relations {
+                    let hits = try connection.queryInt64(
+                        """
+                        SELECT count(*) FROM pg_class AS c
+                        WHERE (c.oid = $1::regclass
+                            OR c.oid = (SELECT reltoastrelid FROM pg_class WHERE oid = $1::regclass))
+                            AND position($2::bytea IN pg_read_binary_file(pg_relation_filepath(c.oid))) > 0
+                        """, [relation, needle])
+                    any = any || (hits ?? 0) > 0
+                }
+                found.append(any)
+            }
+            return found
+        }
+    }
+
+    /// Whether each needle occurs in the WAL segments modified since `since`.
+    static func foundInWAL(_ needles: [[UInt8]], since: Instant, _ database: PostgresTestDatabase) async throws
+        -> [Bool]
+    {
+        try await database.withConnection { connection throws(PostgresError) in
+            try connection.execute("CHECKPOINT")
+            var found: [Bool] = []
+            for needle in needles {
+                let hits = try connection.queryInt64(
+                    """
+                    SELECT count(*) FROM pg_ls_waldir()
+                    WHERE modification >= to_timestamp($1::bigint / 1000.0) - interval '1 second'
+                        AND position($2::bytea IN pg_read_binary_file('pg_wal/' || name)) > 0
+                    """, [since.millisecondsSinceEpoch, needle])
+                found.append((hits ?? 0) > 0)
+            }
+            return found
+        }
+    }
+
+    static func waitForHygiene(of subject: String, in database: PostgresTestDatabase) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let done = try await database.withConnection { connection throws(PostgresError) in
+                try connection.queryInt64(
+                    """
+                    SELECT count(*) FROM erasure_steps AS s JOIN erasure_jobs AS j ON j.id = s.job_id
+                    WHERE j.sub = $1 AND j.status = 'completed' AND s.target = 'self'
+                        AND s.hygiene LIKE 'VACUUM subject_keys at %'
+                    """, [subject])
+            }
+            if (done ?? 0) > 0 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the erasure's hygiene did not complete")
+    }
+}
