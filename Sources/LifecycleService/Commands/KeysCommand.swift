@@ -21,7 +21,7 @@ struct KeysCommand: LifecycleCommand {
         status   the master keys the store knows (in force, retiring, retired, with dates), how many live
                  data keys each wraps, the keys this configuration holds and those running instances hold
         rotate   adds a new key to the key file, waits (keys.instanceWaitSeconds) until every running
-                 instance holds it, switches the store to it, re-wraps every live data key, retires the old
+                 instance (one heard from within three reconcile.heartbeatSeconds) holds it, switches the store to it, re-wraps every live data key, retires the old
                  key and removes it from the key file. Crash-safe: run it again (or restart serve) to finish
                  an interrupted rotation. With LIFECYCLE_MASTER_KEY, add the new key to the environment of
                  every instance first (openssl rand -hex 32), restart them, run rotate, then remove the old
@@ -61,7 +61,9 @@ struct KeysCommand: LifecycleCommand {
                 (
                     try reader.masterKeys(), try reader.liveSubjectKeyCounts(),
                     try reader.instanceMasterKeys(
-                        since: clock.now().adding(milliseconds: -MasterKeyRotation.liveWindowMilliseconds))
+                        since: clock.now().adding(
+                            milliseconds: -MasterKeyRotation.liveWindowMilliseconds(
+                                heartbeatSeconds: configuration.reconcile.heartbeatSeconds)))
                 )
             }
             let document: JSONValue = [
@@ -99,7 +101,8 @@ struct KeysCommand: LifecycleCommand {
             return ExitStatus.success
         }
         let rotation = MasterKeyRotation(
-            store: store, vault: vault, log: log, clock: clock, configuration: configuration.keys, instance: nil)
+            store: store, vault: vault, log: log, clock: clock, configuration: configuration.keys,
+            heartbeatSeconds: configuration.reconcile.heartbeatSeconds, instance: nil)
         do {
             guard let outcome = try await rotation.run(startNew: true, progress: { io.printError($0) }) else {
                 io.printError("lifecycle keys rotate: another rotation holds the lock; try again when it ends")

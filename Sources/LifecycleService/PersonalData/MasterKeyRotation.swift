@@ -32,6 +32,8 @@ struct MasterKeyRotation {
     var log: EventLog
     var clock: any WallClock
     var configuration: KeysConfiguration
+    /// `reconcile.heartbeatSeconds`: how often each running instance records the keys it holds.
+    var heartbeatSeconds: Int
     /// When a `serve` instance rotates, its own id: it records that it holds the new key at once.
     var instance: String?
 
@@ -50,8 +52,10 @@ struct MasterKeyRotation {
         var description: String
     }
 
-    /// How recently an instance must have said which keys it holds to count as running: three heartbeats.
-    static let liveWindowMilliseconds: Int64 = 3 * 60_000
+    /// How recently an instance must have said which keys it holds to count as running: three heartbeats
+    /// (`reconcile.heartbeatSeconds`, which the instances on one store share). A fixed window shorter than
+    /// the heartbeat would take a running instance for gone and switch to a key it does not hold.
+    static func liveWindowMilliseconds(heartbeatSeconds: Int) -> Int64 { 3 * Int64(heartbeatSeconds) * 1000 }
 
     /// Runs (or resumes) a rotation under the store's rotation lock; nil when another process holds it.
     func run(startNew: Bool, progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> Outcome? {
@@ -130,7 +134,8 @@ struct MasterKeyRotation {
         let deadline = ContinuousClock.now + .seconds(configuration.instanceWaitSeconds)
         var reported: [String] = []
         while true {
-            let since = clock.now().adding(milliseconds: -Self.liveWindowMilliseconds)
+            let since = clock.now().adding(
+                milliseconds: -Self.liveWindowMilliseconds(heartbeatSeconds: heartbeatSeconds))
             let lacking = try await store.read { try $0.instanceMasterKeys(since: since) }
                 .filter { !$0.masterKeyIDs.contains(id) }.map(\.instance)
             if lacking.isEmpty { return }

@@ -40,9 +40,11 @@ extension ServiceRuntime {
     }
 
     var rotation: MasterKeyRotation {
-        MasterKeyRotation(
+        let configuration = context.configuration
+        return MasterKeyRotation(
             store: context.store, vault: context.vault, log: context.log, clock: context.clock,
-            configuration: context.configuration.keys, instance: instanceID)
+            configuration: configuration.keys, heartbeatSeconds: configuration.reconcile.heartbeatSeconds,
+            instance: instanceID)
     }
 
     func startMasterKeyWork() {

@@ -176,6 +176,49 @@ struct KeyRotationTests {
         #expect(await second.waitForExit() == 0)
     }
 
+    @Test(
+        "rotate counts a serve instance as running for three of its heartbeats (reconcile.heartbeatSeconds), so one with a slow heartbeat and without the new key is waited for, not switched past"
+    )
+    func slowHeartbeat() async throws {
+        // serve records the keys it holds at start and then every 250 s; its key file is its own.
+        let fixture = try await ServeFixture(
+            extra: [
+                "reconcile": ["heartbeatSeconds": 250],
+                "secrets": ["masterKeyFile": "secrets/serve.key"],
+                "keys": ["instanceWaitSeconds": 1, "fileCheckSeconds": 1],
+            ])
+        let serve = try await fixture.start()
+        // The operator's copy of the key file, and a configuration that uses it.
+        try FileManager.default.copyItem(
+            atPath: fixture.directory.file("secrets/serve.key"), toPath: fixture.directory.file("secrets/cli.key"))
+        var config = try #require(
+            JSONValue.parseIfValid(try Data(contentsOf: URL(fileURLWithPath: fixture.configurationFile)))?.objectValue)
+        config["secrets"] = ["masterKeyFile": "secrets/cli.key"]
+        let cliFile = fixture.directory.file("cli.json")
+        try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(to: URL(fileURLWithPath: cliFile))
+        let before = try await fixture.lifecycle(["keys", "status", "--json", "--config", cliFile])
+        let inForce = JSONValue.parseIfValid(Array(before.output.utf8))?["masterKeys"]?.arrayValue?.first {
+            $0["state"] == "current"
+        }?["id"]?.stringValue
+        #expect(inForce != nil, "\(before)")
+
+        // 200 s after serve's last record: longer than a fixed three minutes, shorter than three heartbeats.
+        let rotate = try await fixture.lifecycle(
+            ["keys", "rotate", "--config", cliFile], environment: ["LIFECYCLE_CLOCK_OFFSET_SECONDS": "200"])
+        #expect(rotate.status == 1, "\(rotate)")
+        #expect(rotate.errors.contains(":\(serve.process.processIdentifier):"), "names serve: \(rotate.errors)")
+        #expect(rotate.errors.contains("do not hold master key"))
+        let after = try await fixture.lifecycle(["keys", "status", "--json", "--config", cliFile])
+        let current = JSONValue.parseIfValid(Array(after.output.utf8))?["masterKeys"]?.arrayValue?.first {
+            $0["state"] == "current"
+        }?["id"]?.stringValue
+        #expect(current == inForce, "the store did not switch to a key serve does not hold")
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: subject)).status == 200,
+            "serve still seals and stores")
+        #expect(await fixture.stop() == [0])
+    }
+
     /// Runs a command in-process; its exit status, standard output and standard error.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let (io, output, errors) = CommandIO.capturing()
