@@ -23,6 +23,15 @@ import Testing
 ///   then every app's reports for the day, which `lifecycle report verify` accepts  `scheduledReconcile`
 /// - several instances on one PostgreSQL database: exactly one writes the day's reports, and one that reaches
 ///   the schedule later the same day does not write them again ................ `dailyReportsOncePerDay`
+/// - `keys.rotateEveryDays` (set by a reload): the master key is rotated once the one in force is that old,
+///   the old one retired and removed from the key file ............................ `scheduledRotation`
+/// - a master-key rotation a crash interrupted is completed at start ............... `startCompletesRotation`
+/// - every `keys.fileCheckSeconds` a rewritten key file is checked against the store: refused when it lacks
+///   the key in force (`keys.file_refused`, once) ........................... `reloadRefusesKeyFileWithoutKeyInForce`;
+///   held at once when a rotation elsewhere rewrote it .......................... `KeyRotationTests.twoInstances`
+/// - after each erasure batch the store's files keep no byte of what was erased (WAL truncated, key table
+///   vacuumed), also across a kill -9 ....... `SQLiteForensicErasureTests`, `PostgresForensicErasureTests`,
+///   `ErasureCrashTests`
 ///
 /// Signals:
 /// - SIGTERM and SIGINT: stop accepting, finish what is in flight, exit 0 ...... every test's `stop()`,
@@ -33,6 +42,9 @@ import Testing
 /// - SIGHUP: a changed policy applies to jobs scheduled after the reload only .... `reloadChangesPolicy`
 /// - SIGHUP with an invalid file keeps the running configuration, one log line and
 ///   `lifecycle_config_reloads_total{result="refused"}` ........................... `reloadRefusesInvalidFile`
+/// - SIGHUP with a master key file lacking the key in force refuses the whole reload, the keys held kept
+///   .......................................................................... `reloadRefusesKeyFileWithoutKeyInForce`
+/// - SIGHUP destroys in the key file the master keys the store has retired ...... `KeyRotationTests.twoInstances`
 /// - SIGHUP re-fetches the key set ............................................... `reloadFetchesKeys`
 /// - SIGHUP reloads the TLS certificate for new connections ....................... `reloadsCertificate`
 ///
@@ -441,6 +453,122 @@ struct ServeProcessTests {
         #expect(await fixture.stop() == [0])
         await first.stop()
         await second.stop()
+    }
+
+    @Test(
+        "SIGHUP with a master key file that lacks the key in force refuses the whole reload, keeps the keys held, and a rewrite of the file between reloads is refused too"
+    )
+    func reloadRefusesKeyFileWithoutKeyInForce() async throws {
+        let fixture = try await ServeFixture(extra: ["keys": ["fileCheckSeconds": 1]])
+        let process = try await fixture.start()
+        let keyFile = fixture.directory.file("var/secrets/master.key")
+        let original = try String(contentsOfFile: keyFile, encoding: .utf8)
+        // The same reload adds an app and replaces the key file by one with another key only.
+        try fixture.updateConfiguration { config in
+            config["apps"] = [ServeFixture.app(), ServeFixture.app(id: "blog", clientID: "com.example.blog")]
+        }
+        try (Hex.encode(SecureRandom.bytes(count: 32)) + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try await fixture.reload(process, expecting: "refused")
+        let refusal = fixture.logEvents("reload.refused").first?["error"]?.stringValue ?? ""
+        #expect(refusal.contains("does not hold master key") && refusal.contains("master.key"), "\(refusal)")
+        let blog = try await fixture.post(
+            fixture.notification(type: "consent-revoked", subject: Self.subject, audience: "com.example.blog"))
+        #expect(blog.status == 400, "the app of the refused reload is not served")
+        let enabled = try await fixture.post(fixture.notification(type: "email-enabled", subject: Self.subject))
+        #expect(enabled.status == 200, "the keys held still seal")
+        // Between reloads the watcher sees the rewritten file and refuses it the same way, once.
+        let watched = await eventually(timeout: .seconds(10)) { !fixture.logEvents("keys.file_refused").isEmpty }
+        #expect(watched, "keys.file_refused")
+        try await Task.sleep(for: .seconds(2))
+        #expect(fixture.logEvents("keys.file_refused").count == 1, "one line per problem, not one per check")
+
+        // The right key file back: the same reload is applied, with the app.
+        try original.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try await fixture.reload(process)
+        let after = try await fixture.post(
+            fixture.notification(type: "consent-revoked", subject: Self.subject, audience: "com.example.blog"))
+        #expect(after.status == 200)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "SIGHUP setting keys.rotateEveryDays: serve rotates once the key in force is that old — new key in force, the old retired and gone from the key file, what was sealed before still opens"
+    )
+    func scheduledRotation() async throws {
+        // The store and its master key are made now; serve runs two days later.
+        let fixture = try await ServeFixture(clockOffsetSeconds: 2 * 86_400)
+        let migrated = try await fixture.lifecycle(
+            ["migrate", "--config", fixture.configurationFile], environment: [SystemWallClock.offsetVariable: "0"])
+        #expect(migrated.status == 0, "\(migrated)")
+        let process = try await fixture.start()
+        let email = "r7t2k9m4q1@privaterelay.appleid.com"
+        let enabled = try await fixture.post(Self.emailNotification(fixture, email: email))
+        #expect(enabled.status == 200)
+        let keyFile = fixture.directory.file("var/secrets/master.key")
+        let old = try MasterKeyring.load(file: keyFile, environment: [:]).ids
+        #expect(old.count == 1)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try MasterKeyring.load(file: keyFile, environment: [:]).ids == old, "no schedule, no rotation")
+
+        try fixture.updateConfiguration { config in config["keys"] = ["rotateEveryDays": 1] }
+        try await fixture.reload(process)
+        let rotated = await eventually(timeout: .seconds(15)) { !fixture.logEvents("keys.scheduled_rotation").isEmpty }
+        #expect(rotated, "keys.scheduled_rotation")
+        let held = try MasterKeyring.load(file: keyFile, environment: [:]).ids
+        #expect(held.count == 1 && held != old, "the key file holds only the new key: \(held)")
+        let status = try await fixture.lifecycle(["keys", "status", "--json", "--config", fixture.configurationFile])
+        let keys = JSONValue.parseIfValid(Array(status.output.utf8))?["masterKeys"]?.arrayValue ?? []
+        #expect(keys.first { $0["id"]?.stringValue == old[0] }?["state"] == "retired", "\(status)")
+        #expect(keys.first { $0["state"] == "current" }?["id"]?.stringValue == held.first)
+        let export = try await fixture.lifecycle([
+            "account", "export", "--app", "shop", "--sub", Self.subject, "--json", "--config",
+            fixture.configurationFile,
+        ])
+        #expect(export.output.contains(email), "sealed before the rotation, opened after it: \(export)")
+        #expect(try await fixture.post(Self.emailNotification(fixture, email: email)).status == 200)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("serve completes at start a master-key rotation a crash interrupted (a key still retiring)")
+    func startCompletesRotation() async throws {
+        let fixture = try await ServeFixture()
+        // What a rotation killed after its switch leaves: a new key in the file and in force, the old one
+        // retiring, a data key still wrapped by it.
+        let configuration = try ServiceConfiguration.load(file: fixture.configurationFile, environment: [:])
+        let context = try await ServiceContext.open(configuration: configuration, logSink: { _ in }, environment: [:])
+        let candidate = try context.vault.candidate(
+            app: "shop", subject: Self.subject, scope: .notifications, at: SystemWallClock().now())
+        _ = try await context.store.write { try $0.insertSubjectKey(candidate.stored) }
+        let old = try #require(context.vault.currentMasterKeyID)
+        let new = try context.vault.keyring.addFreshKey()
+        _ = try await context.store.write { try $0.switchMasterKey(to: new, at: SystemWallClock().now()) }
+        await context.close()
+
+        try await fixture.start()
+        let keyFile = fixture.directory.file("var/secrets/master.key")
+        let finished = await eventually(timeout: .seconds(15)) {
+            (try? MasterKeyring.load(file: keyFile, environment: [:]).ids) == [new]
+        }
+        #expect(finished, "the retired key left the key file")
+        #expect(!fixture.logEvents("keys.rotation_completed").isEmpty)
+        let status = try await fixture.lifecycle(["keys", "status", "--json", "--config", fixture.configurationFile])
+        let keys = JSONValue.parseIfValid(Array(status.output.utf8))?["masterKeys"]?.arrayValue ?? []
+        #expect(keys.first { $0["id"]?.stringValue == old }?["state"] == "retired", "\(status)")
+        #expect(keys.first { $0["id"]?.stringValue == new }?["liveDataKeys"] == 1, "the data key was re-wrapped")
+        #expect(await fixture.stop() == [0])
+    }
+
+    /// An `email-enabled` notification carrying `email`, signed at the fixture's now.
+    static func emailNotification(_ fixture: ServeFixture, email: String) -> [UInt8] {
+        let issued = fixture.now
+        var event = TestTokenFactory.event(
+            type: "email-enabled", subject: subject, eventTime: .integer(issued.millisecondsSinceEpoch))
+        event["email"] = .string(email)
+        event["is_private_email"] = "true"
+        let claims = TestTokenFactory.claims(
+            event: event, audience: ServeFixture.clientID, issuedAt: issued,
+            overrides: ["jti": .string(NotificationSigner.makeJTI())])
+        return NotificationBody.encode(jws: fixture.tokens.token(claims: claims))
     }
 
     @Test("SIGHUP re-fetches the key set: a token signed by a key added to the JWKS is accepted after the reload")
