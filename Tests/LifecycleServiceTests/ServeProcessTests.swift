@@ -550,7 +550,11 @@ struct ServeProcessTests {
             (try? MasterKeyring.load(file: keyFile, environment: [:]).ids) == [new]
         }
         #expect(finished, "the retired key left the key file")
-        #expect(!fixture.logEvents("keys.rotation_completed").isEmpty)
+        // Logged once the rotation returns, a moment after it rewrote the file.
+        let logged = await eventually(timeout: .seconds(5)) {
+            !fixture.logEvents("keys.rotation_completed").isEmpty
+        }
+        #expect(logged, "keys.rotation_completed")
         let status = try await fixture.lifecycle(["keys", "status", "--json", "--config", fixture.configurationFile])
         let keys = JSONValue.parseIfValid(Array(status.output.utf8))?["masterKeys"]?.arrayValue ?? []
         #expect(keys.first { $0["id"]?.stringValue == old }?["state"] == "retired", "\(status)")
