@@ -30,6 +30,40 @@ struct LifecycleProcess {
         return LifecycleProcess(process: process)
     }
 
+    /// What one finished run of a command showed from outside.
+    struct Outcome: Sendable {
+        var status: Int32
+        /// True when a signal ended the process (a trap is SIGILL or SIGTRAP), false for a normal exit.
+        var signalled: Bool
+        var out: String
+        var err: String
+    }
+
+    /// Runs `lifecycle ARGUMENTS` in `directory` to completion, capturing its output, on a thread of its own.
+    static func run(_ arguments: [String], in directory: String? = nil) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let outBytes = out.fileHandleForReading.readDataToEndOfFile()
+                let errBytes = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: Outcome(
+                        status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                        out: String(decoding: outBytes, as: UTF8.self), err: String(decoding: errBytes, as: UTF8.self)))
+            }.start()
+        }
+    }
+
     /// Polls `/readyz` until the server answers 200.
     static func waitUntilReady(port: Int, timeout: Duration = .seconds(15)) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
