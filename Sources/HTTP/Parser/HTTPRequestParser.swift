@@ -363,9 +363,10 @@ public struct HTTPRequestParser: Sendable {
     // MARK: Framing (RFC 9112 §6.3)
 
     private mutating func finishHead() -> HTTPParseError? {
-        let hostCount = headers.values(for: "Host").count
-        if hostCount > 1 { return .duplicateHost }
-        if hostCount == 0, version == .http1_1 { return .missingHost }
+        let hosts = headers.values(for: "Host")
+        if hosts.count > 1 { return .duplicateHost }
+        if hosts.isEmpty, version == .http1_1 { return .missingHost }
+        if let host = hosts.first, !HostFieldGrammar.isValid(host.utf8) { return .invalidHost }
         guard let (path, query) = Self.splitTarget(target, method: method) else { return .invalidRequestTarget }
 
         let transferEncodings = headers.values(for: "Transfer-Encoding")
@@ -422,7 +423,8 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: Chunked coding (RFC 9112 §7.1)
 
-    /// chunk-size [ chunk-ext ]: hex digits (capped), then optional `;`-introduced extensions (capped, ignored).
+    /// chunk-size [ chunk-ext ]: hex digits (capped), then extensions (capped, checked against their grammar,
+    /// ignored).
     private func parseChunkSize(_ range: Range<Int>) -> Result<Int, HTTPParseError> {
         var index = range.lowerBound
         var size = 0
@@ -439,14 +441,7 @@ public struct HTTPRequestParser: Sendable {
         guard digitCount > 0 else { return .failure(.invalidChunkSize) }
         let extensionBytes = buffer[index..<range.upperBound]
         if extensionBytes.count > limits.maxChunkExtensionLength { return .failure(.chunkExtensionTooLong) }
-        if !extensionBytes.isEmpty {
-            // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
-            guard
-                let semicolon = extensionBytes.first(where: { $0 != HTTPTokens.space && $0 != HTTPTokens.horizontalTab }
-                ),
-                semicolon == UInt8(ascii: ";"), HTTPTokens.isFieldValue(extensionBytes)
-            else { return .failure(.invalidChunkSize) }
-        }
+        guard ChunkExtensionGrammar.isValid(extensionBytes) else { return .failure(.invalidChunkExtension) }
         let (total, overflow) = body.count.addingReportingOverflow(size)
         if overflow || total > limits.maxBodyLength { return .failure(.bodyTooLarge) }
         return .success(size)
