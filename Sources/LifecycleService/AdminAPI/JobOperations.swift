@@ -43,31 +43,9 @@ struct JobOperations: Sendable {
         return describe(job)
     }
 
-    /// Body (optional): `{"outcome": "erased"|"unverifiable"|"failed", "rowsAffected": n, "verificationCount": n}`.
+    /// Body (optional): ``StepCompletionBody``.
     func complete(id: Int64, target: String, body: [UInt8]) async throws -> JSONValue {
-        var outcome = ErasureJobRunner.CallbackOutcome.erased
-        var evidence = ErasureStepEvidence.none
-        if !body.isEmpty {
-            guard let object = JSONValue.parseIfValid(body)?.objectValue else {
-                throw AdminError(status: 422, code: "invalid_body", "the body must be a JSON object")
-            }
-            for (key, value) in object {
-                switch (key, value) {
-                case ("outcome", .string(let text)):
-                    guard let parsed = ErasureJobRunner.CallbackOutcome(rawValue: text) else {
-                        throw AdminError(
-                            status: 422, code: "invalid_outcome", "outcome must be erased, unverifiable or failed")
-                    }
-                    outcome = parsed
-                case ("rowsAffected", .integer(let count)) where count >= 0:
-                    evidence.rowsAffected = Int(clamping: count)
-                case ("verificationCount", .integer(let count)) where count >= 0:
-                    evidence.verificationCount = Int(clamping: count)
-                default:
-                    throw AdminError(status: 422, code: "unknown_field", "unknown or invalid field \(key)")
-                }
-            }
-        }
+        let (outcome, evidence) = try StepCompletionBody.parse(body)
         switch try await runner.completeCallback(jobID: id, target: target, outcome: outcome, evidence: evidence) {
         case .recorded(let job): return describe(job)
         case .notFound:
