@@ -210,53 +210,61 @@ public struct HTTPRequestParser: Sendable {
 
     /// Finds the next CRLF-terminated line. A LF without CR, or a CR not followed by LF, is refused
     /// (RFC 9112 §2.2 allows either leniency but a strict server avoids parser differentials).
-    private mutating func takeLine(maxLength: Int, tooLong: HTTPParseError) -> LineResult {
+    ///
+    /// Every verdict is reached at one byte position and depends only on the bytes up to the next one, so the
+    /// same bytes give the same verdict however they are split across reads (a line that is both too long
+    /// and badly terminated is always reported the same way). `sectionBudget`, for header and trailer field
+    /// lines, is what is left of the section limit: a byte after which the line cannot end within it fails
+    /// the section at that byte.
+    private mutating func takeLine(
+        maxLength: Int, tooLong: HTTPParseError, sectionBudget: Int? = nil
+    ) -> LineResult {
         let start = readIndex
         var index = max(scanIndex, start)
         let end = buffer.count
         while index < end {
             let byte = buffer[index]
+            let offset = index - start
             if byte == HTTPTokens.lineFeed {
                 guard index > start, buffer[index - 1] == HTTPTokens.carriageReturn else {
                     return .failed(.bareLineEnding)
                 }
                 let lineEnd = index - 1
                 guard lineEnd - start <= maxLength else { return .failed(tooLong) }
+                if let sectionBudget, offset + 1 > sectionBudget { return .failed(.headerSectionTooLarge) }
                 readIndex = index + 1
                 scanIndex = readIndex
                 return .line(start..<lineEnd)
             }
-            if byte == HTTPTokens.carriageReturn, index + 1 < end, buffer[index + 1] != HTTPTokens.lineFeed {
-                return .failed(.bareLineEnding)
+            // Content of `offset + 1` bytes (or `offset` and a CR) can no longer end within the limits.
+            if offset > maxLength + 1 || (offset == maxLength + 1 && byte != HTTPTokens.carriageReturn) {
+                return .failed(tooLong)
+            }
+            if let sectionBudget, offset + 2 > sectionBudget { return .failed(.headerSectionTooLarge) }
+            if byte == HTTPTokens.carriageReturn {
+                // Decided once the next byte is here; rescan this CR next time.
+                guard index + 1 < end else { break }
+                if buffer[index + 1] != HTTPTokens.lineFeed { return .failed(.bareLineEnding) }
             }
             index += 1
         }
-        // Rescan a trailing CR next time: its LF may be in the next read.
-        scanIndex = max(start, end - 1)
-        // Without its CRLF the line is already longer than allowed.
-        if end - start > maxLength + 1 { return .failed(tooLong) }
+        scanIndex = max(start, index)
         return .incomplete
     }
 
     /// A header or trailer field line, under both the per-line and the per-section limits.
     private mutating func takeSectionLine() -> LineResult {
-        let pendingBefore = bufferedByteCount
-        let result = takeLine(maxLength: limits.maxFieldLineLength, tooLong: .fieldLineTooLong)
-        switch result {
-        case .failed:
-            return result
-        case .incomplete:
-            if sectionBytes + pendingBefore > limits.maxHeaderSectionLength { return .failed(.headerSectionTooLarge) }
-            return result
-        case .line(let range):
+        let result = takeLine(
+            maxLength: limits.maxFieldLineLength, tooLong: .fieldLineTooLong,
+            sectionBudget: limits.maxHeaderSectionLength - sectionBytes)
+        if case .line(let range) = result {
             sectionBytes += range.count + 2
-            if sectionBytes > limits.maxHeaderSectionLength { return .failed(.headerSectionTooLarge) }
             if !range.isEmpty {
                 sectionFieldCount += 1
                 if sectionFieldCount > limits.maxFieldCount { return .failed(.tooManyFields) }
             }
-            return result
         }
+        return result
     }
 
     // MARK: Request line (RFC 9112 §3)
