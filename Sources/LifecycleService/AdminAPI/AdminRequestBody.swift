@@ -2,9 +2,9 @@ import LifecycleCore
 
 /// The optional JSON body of `link` and `deletion`: `{"eventTime": RFC 3339}`. Members this build does not
 /// act on are refused rather than dropped, so a caller never believes something was stored that was not.
-enum AdminRequestBody {
+package enum AdminRequestBody {
     /// The `eventTime` the body gives, nil when the body is empty or leaves it out.
-    static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
+    package static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
         guard body.contains(where: { !isWhitespace($0) }) else { return nil }
         guard let document = JSONValue.parseIfValid(body), case .object(let members) = document else {
             throw AdminError.badRequest("malformed_body", "the body must be a JSON object")

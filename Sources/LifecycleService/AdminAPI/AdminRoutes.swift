@@ -162,12 +162,12 @@ struct AdminRoutes: Sendable {
 
 /// The query of `GET /v1/outbox`: `status`, `limit`, `after`. Unknown parameters are refused so a typo
 /// (`state=dead`) does not silently list everything.
-struct OutboxQuery {
-    var status: OutboxStatus?
-    var limit: Int?
-    var after: Int64?
+package struct OutboxQuery {
+    package var status: OutboxStatus?
+    package var limit: Int?
+    package var after: Int64?
 
-    init(_ query: String?) throws(AdminError) {
+    package init(_ query: String?) throws(AdminError) {
         guard let items = PercentDecoding.queryItems(query) else {
             throw AdminError.badRequest("invalid_query", "the query is not valid percent-encoding")
         }
@@ -198,7 +198,7 @@ struct OutboxQuery {
     /// exactly the `minimum: 1, maximum: 9223372036854775807` that `admin.openapi.json` declares, so every
     /// value the description allows is accepted and every other one refused. Overflow is reported, never
     /// trapped.
-    static func identifier(_ text: String) -> Int64? {
+    package static func identifier(_ text: String) -> Int64? {
         guard !text.isEmpty else { return nil }
         var value: Int64 = 0
         for byte in text.utf8 {

@@ -6,8 +6,8 @@ import LifecycleCore
 /// The counts are integers in JSON Schema's sense (§6.3 of the 2020-12 validation vocabulary: a number
 /// with a zero fractional part), so `158`, `158.0` and `1.58e2` are all 158, and `158.5` is refused.
 /// Their range is `0...Int64.max`, as `admin.openapi.json` declares. Unknown members are refused.
-enum StepCompletionBody {
-    static func parse(
+package enum StepCompletionBody {
+    package static func parse(
         _ body: [UInt8]
     ) throws(AdminError) -> (ErasureJobRunner.CallbackOutcome, ErasureStepEvidence) {
         var outcome = ErasureJobRunner.CallbackOutcome.erased
