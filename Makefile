@@ -5,7 +5,8 @@ CONFIG ?= $(DEV_DIR)/lifecycle.json
 LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
-.PHONY: run test test-sqlite test-deps build release deps lint format dev-setup clean
+.PHONY: run test test-sqlite test-deps test-venv fuzz fuzz-build build release deps lint format \
+	dev-setup clean
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -32,10 +33,10 @@ run: dev-setup
 	$(LIFECYCLE) serve --config $(CONFIG)
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz
 
 ## The whole suite: format lint, every test target, then the testssl.sh scan of the TLS listener on its own
 ## (it keeps both cores busy and would starve the timing-sensitive tests if run alongside them). Tests run
@@ -43,14 +44,14 @@ format:
 ## would make those measurements, not the code, decide the outcome. The store suite runs against SQLite and
 ## against a throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses LIFECYCLE_TEST_POSTGRES_URL
 ## when set).
-test: deps test-deps
+test: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --no-parallel
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## The same suite without PostgreSQL: the PostgreSQL store tests are skipped, with the reason printed.
-test-sqlite: deps test-deps
+test-sqlite: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
 	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build --no-parallel
@@ -67,6 +68,23 @@ test-deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
+
+## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks) in
+## .build/test-venv; their tests are skipped, saying why, when PyPI cannot be reached.
+test-venv:
+	@scripts/test-venv.sh
+
+## libFuzzer over every parser of outside input (Sources/LifecycleFuzzing, one target per parser): one
+## instrumented binary (-sanitize=fuzzer,address, release) in .build/fuzz, then FUZZ_SECONDS per target
+## (FUZZ_SECONDS_<target>=N overrides one). FUZZ_TARGETS limits the run to some targets.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz-build: deps
+	LIFECYCLE_FUZZ=1 $(SWIFT) build -c release --build-path .build/fuzz --product lifecycle-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build var
