@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleCore
 
 /// The `lifecycle` command line: dispatches to one ``LifecycleCommand`` and turns thrown errors into one
 /// clear line on standard error with a non-zero exit status.
@@ -40,7 +41,8 @@ public enum CommandLineInterface {
             return ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            io.printError("lifecycle: unknown command '\(name)'; run 'lifecycle --help' for the list")
+            io.printError(
+                "lifecycle: unknown command '\(name.escapingControlCharacters)'; run 'lifecycle --help' for the list")
             return ExitStatus.failure
         }
         var parsed = CommandArguments(command: name, tokens: Array(arguments.dropFirst()))
@@ -51,9 +53,10 @@ public enum CommandLineInterface {
         do {
             return try await command.run(&parsed, io: io)
         } catch let error as UsageError {
-            io.printError("lifecycle \(name): \(error.message); see 'lifecycle \(name) --help'")
+            io.printError(
+                "lifecycle \(name): \(error.message.escapingControlCharacters); see 'lifecycle \(name) --help'")
         } catch {
-            io.printError("lifecycle \(name): \(error)")
+            io.printError("lifecycle \(name): \(String(describing: error).escapingControlCharacters)")
         }
         return ExitStatus.failure
     }
