@@ -110,8 +110,10 @@ enum HTTPRequestParserTarget {
             request.method.utf8.count + request.target.utf8.count + 10 <= limits.maxRequestLineLength,
             "request line passed the limit")
         for field in request.fields {
+            // Octets that are not UTF-8 (obs-text) arrive as U+FFFD, 3 bytes for 1 on the wire.
+            let replaced = field.value.unicodeScalars.count { $0 == "\u{FFFD}" }
             try require(
-                field.name.utf8.count + 1 + field.value.utf8.count <= limits.maxFieldLineLength,
+                field.name.utf8.count + 1 + field.value.utf8.count - 2 * replaced <= limits.maxFieldLineLength,
                 "field line passed the limit")
         }
         let hosts = request.fields.filter { $0.name.lowercased() == "host" }
