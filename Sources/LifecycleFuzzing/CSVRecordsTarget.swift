@@ -20,8 +20,11 @@ enum CSVRecordsTarget {
             guard let fields = try? CSVRecordReader.fields(line, source: "fuzz.csv", line: lines.lineNumber),
                 String(validating: Array(line), as: UTF8.self) != nil
             else { continue }
-            let quoted = fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-                .joined(separator: ",")
+            // Quoted as the report writer quotes (ReportCSVRenderer.field), forcing quotes on every field.
+            let quoted = fields.map { field in
+                let written = ReportCSVRenderer.field(field + ",").unicodeScalars
+                return String(String.UnicodeScalarView(written.dropLast(2))) + "\""
+            }.joined(separator: ",")
             let again = try? CSVRecordReader.fields(Array(quoted.utf8)[...], source: "fuzz.csv", line: 1)
             try require(again == fields, "fields change through quote-all re-encoding")
         }

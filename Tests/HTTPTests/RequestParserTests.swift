@@ -145,7 +145,8 @@ struct RequestParserTests {
             "GET /H Sub" + String(repeating: "D", count: 9000) + "TTP/1.1\n\u{16}\n",
             "GET / HTTP/1.1\r\nX: " + String(repeating: "v", count: 9000) + "\rx\r\n\r\n",
             "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1234567890\r\n", count: 2000) + "Bad\n\r\n",
-            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 400) + "\n",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 400)
+                + "\n",
         ])
     func limitVerdictIsSliceIndependent(text: String) {
         func failure(_ events: [HTTPRequestParser.Event]) -> HTTPParseError? {
