@@ -20,16 +20,28 @@ public enum ISO8601Format {
     /// the domain keeps milliseconds (``Instant``).
     public static let maximumFractionDigits = 9
 
+    /// The last instant RFC 3339 can write, 9999-12-31T23:59:59.999Z: ``parse(_:)`` refuses anything later
+    /// (a Unix time can name one), so every accepted instant formats and parses back.
+    public static let latest = Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+
+    /// What ``parse(_:)`` accepts, for error messages that say how to fix a refused time.
+    public static let expectedForm =
+        "an RFC 3339 date or instant (2025-07-15, 2025-07-15T09:36:30.719Z, at most 9 fractional digits, "
+        + "offsets under 24:00) or Unix seconds/milliseconds"
+
     /// Parses `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.f…]]` (1 to ``maximumFractionDigits`` fractional digits)
     /// followed by `Z` or `±HH:MM` (under 24 hours), or a bare integer of Unix seconds (below 10^12) or
-    /// milliseconds. A leap second (`:60`) reads as `:59`. Returns nil for anything else, never traps.
+    /// milliseconds up to ``latest``. A leap second (`:60`) reads as `:59`. Returns nil for anything else,
+    /// never traps.
     public static func parse(_ text: String) -> Instant? {
         let bytes = Array(text.utf8)
         if !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), bytes.count <= 15,
             let value = Int64(text)
         {
-            return value < 1_000_000_000_000
+            let instant =
+                value < 1_000_000_000_000
                 ? Instant(secondsSinceEpoch: value) : Instant(millisecondsSinceEpoch: value)
+            return instant <= latest ? instant : nil
         }
         var index = 0
         func number(_ width: Int) -> Int64? {

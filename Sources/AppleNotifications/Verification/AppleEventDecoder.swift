@@ -20,7 +20,7 @@ public enum AppleEventDecoder {
     public static let millisecondThreshold: Int64 = 1_000_000_000_000
     /// The latest `event_time` accepted, 9999-12-31T23:59:59.999Z: the last instant RFC 3339 can write, so
     /// every stored time formats, parses back and leaves room for deadline arithmetic.
-    public static let latestEventTime = Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+    public static let latestEventTime = ISO8601Format.latest
     /// Longest numeric string accepted for `event_time` (Int64 has 19 digits).
     static let maximumTimeDigits = 18
 
