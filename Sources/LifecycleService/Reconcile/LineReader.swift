@@ -40,7 +40,7 @@ package struct LineReader {
                 start = newline + 1
                 if line.last == 0x0D { line = line.dropLast() }
                 lineNumber += 1
-                return line
+                return try checked(line)
             }
             if buffer.count - start > maximumLineLength {
                 throw RecordSourceError(
@@ -52,7 +52,7 @@ package struct LineReader {
                 start = buffer.count
                 if line.last == 0x0D { line = line.dropLast() }
                 lineNumber += 1
-                return line
+                return try checked(line)
             }
             let chunk: Data
             do {
@@ -64,5 +64,15 @@ package struct LineReader {
             start = 0
             if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
         }
+    }
+
+    /// A complete line is held to the limit too: one that ends inside the buffered chunk was returned
+    /// whatever its length.
+    private func checked(_ line: ArraySlice<UInt8>) throws(RecordSourceError) -> ArraySlice<UInt8> {
+        guard line.count <= maximumLineLength else {
+            throw RecordSourceError(
+                source: path, line: lineNumber, problem: "line longer than \(maximumLineLength) bytes")
+        }
+        return line
     }
 }
