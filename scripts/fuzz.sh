@@ -40,7 +40,8 @@ for target in "${targets[@]}"; do
   status=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   runs=${runs:-0}
-  rate=$(( runs / (time > 0 ? time : 1) ))
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  rate=${rate:-0}
   if [ $status -eq 0 ]; then result=ok; else result="FAILED ($status, see $log)"; failed=$((failed + 1)); fi
   printf '%-22s %8s %14s %10s %8s\n' "$target" "$time" "$runs" "$rate" "$result"
   total=$((total + runs))

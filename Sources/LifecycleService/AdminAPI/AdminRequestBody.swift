@@ -14,7 +14,10 @@ package enum AdminRequestBody {
             switch member.key {
             case "eventTime":
                 guard let text = member.value.stringValue, let instant = ISO8601Format.parse(text) else {
-                    throw AdminError.unprocessable("invalid_event_time", "eventTime must be an RFC 3339 instant")
+                    throw AdminError.unprocessable(
+                        "invalid_event_time",
+                        "eventTime must be an RFC 3339 instant with at most 9 fractional digits, e.g. "
+                            + "2025-07-15T09:36:30.719Z")
                 }
                 eventTime = instant
             case "refreshToken":
