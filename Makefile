@@ -5,7 +5,7 @@ CONFIG ?= $(DEV_DIR)/lifecycle.json
 LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
-.PHONY: run test test-sqlite test-deps test-venv fuzz fuzz-build build release deps lint format \
+.PHONY: run test test-sqlite test-deps test-venv test-asan test-tsan fuzz fuzz-build build release deps lint format \
 	dev-setup clean
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
@@ -74,17 +74,31 @@ test-deps:
 test-venv:
 	@scripts/test-venv.sh
 
+## The suite under AddressSanitizer / ThreadSanitizer, each in its own build directory, the real
+## `lifecycle` processes the tests start included (a full build each; not part of `make test`).
+test-asan: deps test-venv
+	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
+	ASAN_OPTIONS=detect_leaks=0 scripts/with-postgres.sh $(SWIFT) test --skip-build --build-path .build/asan \
+	  --sanitize=address --no-parallel
+
+test-tsan: deps test-venv
+	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
+	TSAN_OPTIONS=halt_on_error=1 scripts/with-postgres.sh $(SWIFT) test --skip-build --build-path .build/tsan \
+	  --sanitize=thread --no-parallel
+
 ## libFuzzer over every parser of outside input (Sources/LifecycleFuzzing, one target per parser): one
-## instrumented binary (-sanitize=fuzzer,address, release) in .build/fuzz, then FUZZ_SECONDS per target
-## (FUZZ_SECONDS_<target>=N overrides one). FUZZ_TARGETS limits the run to some targets.
+## instrumented binary (-sanitize=fuzzer,address, release) in .build/fuzz, then FUZZ_SECONDS per target,
+## continued until FUZZ_MIN_RUNS executions where a target is slower (FUZZ_SECONDS_<target>=N sets one
+## target's time). FUZZ_TARGETS limits the run to some targets.
 FUZZ_SECONDS ?= 60
+FUZZ_MIN_RUNS ?= 1000000
 FUZZ_TARGETS ?=
 fuzz-build: deps
 	LIFECYCLE_FUZZ=1 $(SWIFT) build -c release --build-path .build/fuzz --product lifecycle-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
-	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_MIN_RUNS=$(FUZZ_MIN_RUNS) scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build var
