@@ -5,7 +5,8 @@ CONFIG ?= $(DEV_DIR)/lifecycle.json
 LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
-.PHONY: run test test-sqlite test-deps build release deps lint format dev-setup clean
+.PHONY: run test test-sqlite test-deps test-venv test-asan test-tsan fuzz fuzz-build build release deps lint format \
+	dev-setup clean
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -32,10 +33,10 @@ run: dev-setup
 	$(LIFECYCLE) serve --config $(CONFIG)
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz
 
 ## The whole suite: format lint, every test target, then the testssl.sh scan of the TLS listener on its own
 ## (it keeps both cores busy and would starve the timing-sensitive tests if run alongside them). Tests run
@@ -43,14 +44,14 @@ format:
 ## would make those measurements, not the code, decide the outcome. The store suite runs against SQLite and
 ## against a throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses LIFECYCLE_TEST_POSTGRES_URL
 ## when set).
-test: deps test-deps
+test: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --no-parallel
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## The same suite without PostgreSQL: the PostgreSQL store tests are skipped, with the reason printed.
-test-sqlite: deps test-deps
+test-sqlite: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
 	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build --no-parallel
@@ -67,6 +68,41 @@ test-deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
+
+## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks) in
+## .build/test-venv; their tests are skipped, saying why, when PyPI cannot be reached.
+test-venv:
+	@scripts/test-venv.sh
+
+## The suite under AddressSanitizer / ThreadSanitizer, each in its own build directory, the real
+## `lifecycle` processes the tests start included (a full build each; not part of `make test`).
+test-asan: deps test-venv
+	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
+	ASAN_OPTIONS=detect_leaks=0 scripts/with-postgres.sh $(SWIFT) test --skip-build --build-path .build/asan \
+	  --sanitize=address --no-parallel
+
+## LIFECYCLE_TSAN swaps Synchronization.Mutex for a pthread mutex TSan can see (ThreadSanitizerMutex.swift).
+## The two-instance test is skipped under TSan: its bound on redeliveries assumes deliveries finish within
+## the 2 s outbox lease, which TSan's slowdown breaks (the lease then rightly hands them on; README).
+TSAN_FLAGS := --build-path .build/tsan --sanitize=thread -Xswiftc -DLIFECYCLE_TSAN
+test-tsan: deps test-venv
+	$(SWIFT) build --build-tests $(TSAN_FLAGS)
+	TSAN_OPTIONS=halt_on_error=1 scripts/with-postgres.sh $(SWIFT) test --skip-build $(TSAN_FLAGS) --no-parallel \
+	  --skip MultiInstanceTests
+
+## libFuzzer over every parser of outside input (Sources/LifecycleFuzzing, one target per parser): one
+## instrumented binary (-sanitize=fuzzer,address, release) in .build/fuzz, then FUZZ_SECONDS per target,
+## continued until FUZZ_MIN_RUNS executions where a target is slower (FUZZ_SECONDS_<target>=N sets one
+## target's time). FUZZ_TARGETS limits the run to some targets.
+FUZZ_SECONDS ?= 60
+FUZZ_MIN_RUNS ?= 1000000
+FUZZ_TARGETS ?=
+fuzz-build: deps
+	LIFECYCLE_FUZZ=1 $(SWIFT) build -c release --build-path .build/fuzz --product lifecycle-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	FUZZ_MIN_RUNS=$(FUZZ_MIN_RUNS) scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build var

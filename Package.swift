@@ -52,6 +52,13 @@ let package = Package(
 
         .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
 
+        // Property checks over every parser of outside input; never linked into `lifecycle`. Run by the test
+        // suite (corpus + seeded random inputs) and by libFuzzer (`make fuzz`, the target below).
+        .target(
+            name: "LifecycleFuzzing",
+            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleService"],
+            swiftSettings: strict),
+
         // Test-only helpers: key pairs, token minting, temporary directories.
         .target(
             name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
@@ -68,5 +75,16 @@ let package = Package(
         .testTarget(
             name: "LifecycleServiceTests", dependencies: ["LifecycleService", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]
 )
+
+/// The libFuzzer entry point exists only in the fuzzing build (`make fuzz` sets LIFECYCLE_FUZZ=1 and builds
+/// with `-sanitize=fuzzer,address` into .build/fuzz), so the normal build and test run never see it.
+if Context.environment["LIFECYCLE_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "lifecycle-fuzz", dependencies: ["LifecycleFuzzing"], path: "Fuzz/Sources/lifecycle-fuzz",
+            // No Swift `main`: libFuzzer's (linked by -sanitize=fuzzer) drives the entry points.
+            swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+}

@@ -63,7 +63,7 @@ public enum NotificationBody {
             }
             return .success(.payload(jws))
         }
-        if bytes.allSatisfy(isTokenByte), bytes.contains(UInt8(ascii: ".")) {
+        if bytes.allSatisfy(isTokenByte) && bytes.contains(UInt8(ascii: ".")) || hasCompactJWSShape(bytes) {
             return .success(.bareToken(String(decoding: bytes, as: UTF8.self)))
         }
         if bytes.contains(UInt8(ascii: "=")), bytes.allSatisfy(isFormByte) {
@@ -132,6 +132,14 @@ public enum NotificationBody {
             true
         default: false
         }
+    }
+
+    /// Three dot-separated parts of visible ASCII with no `=` or `&`: a compact JWS, possibly with bytes
+    /// outside base64url in a part (`!!!.<payload>.<sig>`). Such input is handed to the JWS parser, whose
+    /// `malformed_jws` names the real problem, rather than refused as a body that is neither JSON nor form.
+    private static func hasCompactJWSShape(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.count(where: { $0 == UInt8(ascii: ".") }) == 2
+            && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&") }
     }
 
     /// Printable ASCII without space: what a form-encoded body is made of.

@@ -14,15 +14,34 @@ public enum ISO8601Format {
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
     }
 
-    /// Parses `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.fff]]` followed by `Z` or `±HH:MM`, or a bare
-    /// integer of Unix seconds (below 10^12) or milliseconds. Returns nil for anything else.
+    /// Most digits accepted after the decimal point of the seconds: nanoseconds, the finest that Go, Java and
+    /// `date --rfc-3339=ns` write (Python's `isoformat()` writes 6). RFC 3339 §5.6 puts no bound on
+    /// `time-secfrac`; this one keeps the work per timestamp bounded. Digits past the third are truncated:
+    /// the domain keeps milliseconds (``Instant``).
+    public static let maximumFractionDigits = 9
+
+    /// The last instant RFC 3339 can write, 9999-12-31T23:59:59.999Z: ``parse(_:)`` refuses anything later
+    /// (a Unix time can name one), so every accepted instant formats and parses back.
+    public static let latest = Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+
+    /// What ``parse(_:)`` accepts, for error messages that say how to fix a refused time.
+    public static let expectedForm =
+        "an RFC 3339 date or instant (2025-07-15, 2025-07-15T09:36:30.719Z, at most 9 fractional digits, "
+        + "offsets under 24:00) or Unix seconds/milliseconds"
+
+    /// Parses `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.f…]]` (1 to ``maximumFractionDigits`` fractional digits)
+    /// followed by `Z` or `±HH:MM` (under 24 hours), or a bare integer of Unix seconds (below 10^12) or
+    /// milliseconds up to ``latest``. A leap second (`:60`) reads as `:59`. Returns nil for anything else,
+    /// never traps.
     public static func parse(_ text: String) -> Instant? {
         let bytes = Array(text.utf8)
         if !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), bytes.count <= 15,
             let value = Int64(text)
         {
-            return value < 1_000_000_000_000
+            let instant =
+                value < 1_000_000_000_000
                 ? Instant(secondsSinceEpoch: value) : Instant(millisecondsSinceEpoch: value)
+            return instant <= latest ? instant : nil
         }
         var index = 0
         func number(_ width: Int) -> Int64? {
@@ -54,14 +73,18 @@ public enum ISO8601Format {
             guard let s = number(2), s < 61 else { return nil }
             second = min(s, 59)
             if expect(0x2E) {
+                // Each of the first three digits adds its place value; the rest (down to nanoseconds) only
+                // have to be digits. No loop bound depends on the input's length.
                 var digits = 0
+                var placeValue: Int64 = 100
                 while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-                    if digits < 3 { millis = millis * 10 + Int64(bytes[index] - 0x30) }
                     digits += 1
+                    guard digits <= maximumFractionDigits else { return nil }
+                    millis += Int64(bytes[index] - 0x30) * placeValue
+                    placeValue /= 10
                     index += 1
                 }
-                guard digits > 0, digits <= 9 else { return nil }
-                for _ in digits..<3 where digits < 3 { millis *= 10 }
+                guard digits > 0 else { return nil }
             }
         }
         var offset: Int64 = 0

@@ -236,8 +236,71 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .integer(integer) }
+        if !isInteger, let integer = Self.exactInteger(bytes[start..<index]) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else { throw fail("number out of range") }
         return .number(double)
+    }
+
+    /// The exact Int64 value of a number written with a fraction or exponent when that value is a whole
+    /// number in range (`158.0`, `1.58e2`, `9223372036854775807.0`, `92233720368547758.07e2`); nil otherwise.
+    /// JSON Schema counts these as integers (2020-12 validation §6.3), and going through Double would round
+    /// anything above 2^53. Decimal arithmetic with overflow reported; at most 19 significant digits matter
+    /// before an overflow ends it, so no loop runs longer than the text.
+    static func exactInteger(_ text: ArraySlice<UInt8>) -> Int64? {
+        var index = text.startIndex
+        let negative = text[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(text.count)
+        var fractionLength = 0
+        var inFraction = false
+        while index < text.endIndex, text[index] != UInt8(ascii: "e"), text[index] != UInt8(ascii: "E") {
+            if text[index] == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                digits.append(text[index] - 0x30)
+                if inFraction { fractionLength += 1 }
+            }
+            index += 1
+        }
+        var exponent = 0
+        if index < text.endIndex {
+            index += 1
+            var exponentNegative = false
+            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+                exponentNegative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            while index < text.endIndex {
+                let (shifted, overflow1) = exponent.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = shifted.addingReportingOverflow(Int(text[index] - 0x30))
+                // An exponent larger than the text is long cannot leave a whole Int64 (unless the digits are 0).
+                if overflow1 || overflow2 || sum > text.count + 19 { return digits.allSatisfy { $0 == 0 } ? 0 : nil }
+                exponent = sum
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // value = digits × 10^(exponent − fractionLength); drop leading zeros, then trailing zeros a negative
+        // power would divide away.
+        guard let first = digits.firstIndex(where: { $0 != 0 }) else { return 0 }
+        var last = digits.count
+        var scale = exponent - fractionLength
+        while scale < 0, digits[last - 1] == 0 {
+            last -= 1
+            scale += 1
+        }
+        guard scale >= 0, last - first + scale <= 19 else { return nil }
+        var magnitude: Int64 = 0
+        for digit in digits[first..<last] + Array(repeating: 0, count: scale) {
+            let (shifted, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) =
+                negative
+                ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            if overflow1 || overflow2 { return nil }
+            magnitude = sum
+        }
+        return magnitude
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -13,7 +13,8 @@ extension JSONValue {
         case .bool(let value): output += value ? "true" : "false"
         case .integer(let value): output += String(value)
         case .number(let value):
-            output += value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+            // A whole value in Int64 range is written as an integer, which is how the parser reads it back.
+            output += Int64(exactly: value).map { String($0) } ?? String(value)
         case .string(let value): JSONValue.writeString(value, into: &output)
         case .array(let elements):
             if elements.isEmpty {

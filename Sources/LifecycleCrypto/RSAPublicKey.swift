@@ -19,6 +19,11 @@ public struct RSAPublicKey: Sendable {
             BN_free(n)
             BN_free(e)
         }
+        // RFC 8017 §3.1: the modulus is a product of odd primes and the exponent an odd integer in 3...n-1.
+        // OpenSSL builds a key from e = 0 or an even modulus without complaint; such a key is nobody's.
+        guard BN_is_odd(n) == 1, BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_cmp(e, n) < 0 else {
+            throw CryptoError(.invalidKey, "RSA key is not valid: n must be odd, e odd and in 3...n-1 (RFC 8017 §3.1)")
+        }
         // The parameter names must outlive the builder: keep both C strings alive across every call.
         let built: OpaquePointer? = "n".withCString { nName in
             "e".withCString { eName in

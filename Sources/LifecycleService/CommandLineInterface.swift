@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleCore
 
 /// The `lifecycle` command line: dispatches to one ``LifecycleCommand`` and turns thrown errors into one
 /// clear line on standard error with a non-zero exit status.
@@ -50,7 +51,7 @@ public enum CommandLineInterface {
             }
             guard arguments.count == 2, let command = commands.first(where: { $0.name == arguments[1] }) else {
                 io.printError(
-                    "lifecycle help: no command '\(arguments.dropFirst().joined(separator: " "))'; run 'lifecycle --help' for the list"
+                    "lifecycle help: no command '\(arguments.dropFirst().joined(separator: " ").escapingControlCharacters)'; run 'lifecycle --help' for the list"
                 )
                 return ExitStatus.failure
             }
@@ -58,7 +59,8 @@ public enum CommandLineInterface {
             return ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            io.printError("lifecycle: unknown command '\(name)'; run 'lifecycle --help' for the list")
+            io.printError(
+                "lifecycle: unknown command '\(name.escapingControlCharacters)'; run 'lifecycle --help' for the list")
             return ExitStatus.failure
         }
         var parsed = CommandArguments(command: name, tokens: Array(arguments.dropFirst()))
@@ -72,7 +74,7 @@ public enum CommandLineInterface {
             return try await command.run(&parsed, io: commandIO)
         } catch let error as UsageError {
             let pointer = error.usage.map { "usage: \($0)" } ?? "see 'lifecycle \(name) --help'"
-            io.printError("lifecycle \(name): \(error.message); \(pointer)")
+            io.printError("lifecycle \(name): \(error.message.escapingControlCharacters); \(pointer)")
         } catch {
             io.printError("lifecycle \(name): \(Self.oneLine(error))")
         }
@@ -100,9 +102,10 @@ public enum CommandLineInterface {
         return level
     }
 
-    /// An error as the one line a command prints.
+    /// An error as the one line a command prints: control characters, line breaks included, escaped
+    /// (``Swift/String/escapingControlCharacters``), so outside input quoted in it cannot forge a line.
     static func oneLine(_ error: any Error) -> String {
-        String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        String(describing: error).escapingControlCharacters
     }
 
     public static let version = "0.1.0"

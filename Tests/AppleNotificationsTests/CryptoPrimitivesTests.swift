@@ -106,6 +106,18 @@ struct CryptoPrimitivesTests {
         #expect(throws: CryptoError.self) { try Ed25519PublicKey(rawBytes: [1, 2, 3]) }
     }
 
+    /// Regression (fuzzing, jwks): `{"kty":"RSA","n":"AQAB","e":"AA"}` built an OpenSSL key with e = 0, which
+    /// then could not even be exported again.
+    @Test(
+        "an RSA key with an even modulus, or an exponent that is 0, 1, even or not below n, is refused",
+        arguments: [
+            ([UInt8]([1, 0, 1]), [UInt8]([0])), ([1, 0, 1], [1]), ([1, 0, 1], [2]), ([1, 0, 0], [3]),
+            ([1, 0, 1], [1, 0, 1]), ([0x0F], [0x11]),
+        ])
+    func structurallyInvalidRSAKeys(modulus: [UInt8], exponent: [UInt8]) {
+        #expect(throws: CryptoError.self) { try RSAPublicKey(modulus: modulus, exponent: exponent) }
+    }
+
     @Test("an Ed25519 key is refused where an RSA key is expected")
     func wrongKeyType() throws {
         let ed = try Ed25519PrivateKey.generate()

@@ -61,7 +61,7 @@ struct EventDecodingTests {
             (.string("1752572190719"), 1_752_572_190_719),
             (.string("1508184845"), 1_508_184_845_000),
             (.number(1_508_184_845), 1_508_184_845_000),
-            (.integer(999_999_999_999), 999_999_999_999_000),
+            (.integer(253_402_300_799), 253_402_300_799_000),
             (.integer(1_000_000_000_000), 1_000_000_000_000),
         ])
     func eventTimeUnits(value: JSONValue, milliseconds: Int64) async throws {
@@ -176,6 +176,24 @@ struct EventDecodingTests {
                 continue
             }
             #expect(error.code == .malformedClaims)
+        }
+    }
+
+    /// Regression: an event_time of Int64.max milliseconds was accepted, and the deadline arithmetic of the
+    /// erasure it scheduled overflowed.
+    @Test(
+        "event_time after 9999-12-31 is malformed_event; the last millisecond of 9999 is accepted",
+        arguments: [
+            (JSONValue.integer(Int64.max), false), (.integer(253_402_300_800_000), false),
+            (.string("999999999999999999"), false), (.integer(999_999_999_999), false),
+            (.integer(253_402_300_799_999), true),
+        ])
+    func eventTimeBound(value: JSONValue, accepted: Bool) throws {
+        let members: JSONObject = ["type": "account-delete", "sub": "001", "event_time": value]
+        let result = Result { () throws(VerificationError) in try AppleEventDecoder.decode(.object(members)) }
+        switch result {
+        case .success(let event): #expect(accepted && event.eventTime.iso8601 == "9999-12-31T23:59:59.999Z")
+        case .failure(let error): #expect(!accepted && error.code == .malformedEvent)
         }
     }
 }

@@ -83,4 +83,19 @@ struct NotificationBodyTests {
         let result = await factory.verifier().verify(jws: extracted, at: TestFixtures.issuedAt)
         #expect(try result.get().jti == TestFixtures.jti)
     }
+
+    /// Regression: `!!!.<payload>.<sig>` was classified as a body that is neither JSON nor form.
+    @Test("a bare token whose header holds non-base64url bytes reaches the JWS parser: malformed_jws")
+    func nonBase64HeaderIsMalformedJWS() throws {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        let hostile = "!!!.\(parts[1]).\(parts[2])"
+        let token = try NotificationBody.extractJWS(fromBodyOrToken: Array(hostile.utf8)).get()
+        #expect {
+            try CompactJWS(parsing: Array(token.utf8))
+        } throws: { error in
+            (error as? VerificationError)?.code == .malformedJWS
+        }
+        // In an HTTP body it is still a bare token, which the endpoint refuses as such.
+        #expect(httpCode(Array(hostile.utf8)) == .missingPayload)
+    }
 }

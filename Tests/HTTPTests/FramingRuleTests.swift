@@ -55,12 +55,49 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             "chunk extension longer than the limit",
             "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "x", count: 600)
                 + "\r\na\r\n0\r\n\r\n", 400),
+        // Regression: each of these chunk-size lines passed framing (RFC 9112 §7.1.1).
+        FramingCase(
+            "empty chunk extension",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;\r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension name that is not a token",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;bad[=x\r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension with an unterminated quoted value",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;a=\"unterminated\r\nab\r\n0\r\n\r\n", 400
+        ),
+        FramingCase(
+            "chunk extension with only whitespace after the semicolon",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2; \r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension without a name",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;=x\r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension with trailing whitespace",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;a \r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension with an empty value",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;a=\r\nab\r\n0\r\n\r\n", 400),
+        FramingCase(
+            "chunk extension value with a space",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2;a=b c\r\nab\r\n0\r\n\r\n", 400),
         FramingCase(
             "chunk data without CRLF",
             "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", 400),
         FramingCase("obs-fold", "GET / HTTP/1.1\r\nHost: a\r\nX-Folded: one\r\n two\r\n\r\n", 400),
         FramingCase("missing Host on HTTP/1.1", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400),
         FramingCase("duplicate Host", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        // Regression: each of these Host values was answered 200 (RFC 9112 §3.2, RFC 9110 §7.2, RFC 3986 §3.2.2).
+        FramingCase("Host with userinfo", "GET / HTTP/1.1\r\nHost: user@h\r\n\r\n", 400),
+        FramingCase("Host with a path", "GET / HTTP/1.1\r\nHost: h/path\r\n\r\n", 400),
+        FramingCase("empty Host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", 400),
+        FramingCase("blank Host", "GET / HTTP/1.1\r\nHost:  \r\n\r\n", 400),
+        FramingCase("Host as a list", "GET / HTTP/1.1\r\nHost: a, b\r\n\r\n", 400),
+        FramingCase("Host with a space", "GET / HTTP/1.1\r\nHost: bad host\r\n\r\n", 400),
+        FramingCase("Host with a non-numeric port", "GET / HTTP/1.1\r\nHost: h:8o\r\n\r\n", 400),
+        FramingCase("Host with an unclosed IP literal", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", 400),
+        FramingCase("Host with a bad percent-escape", "GET / HTTP/1.1\r\nHost: h%zz\r\n\r\n", 400),
+        FramingCase("invalid Host on HTTP/1.0", "GET / HTTP/1.0\r\nHost: user@h\r\n\r\n", 400),
         FramingCase("whitespace before the colon", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400),
         FramingCase("field name that is not a token", "GET / HTTP/1.1\r\nHost: a\r\nX(y): 1\r\n\r\n", 400),
         FramingCase("bare CR in a field value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\rc\r\n\r\n", 400),

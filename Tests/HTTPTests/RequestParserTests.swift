@@ -113,4 +113,50 @@ struct RequestParserTests {
         #expect(HTTPParseError.unsupportedTransferCoding.status.code == 501)
         #expect(HTTPParseError.contentLengthWithTransferEncoding.status.code == 400)
     }
+
+    @Test(
+        "Host values inside the RFC 3986 authority grammar are accepted",
+        arguments: [
+            "h", "example.com:443", "127.0.0.1:8080", "[::1]:8443", "[2001:db8::7]", "[v1.fe80::a+en1]", "h:",
+            "xn--caf-dma.example", "a%20b", "sub.domain-with_under~score",
+        ])
+    func validHostIsAccepted(host: String) {
+        let events = parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", sliceSize: 4096)
+        #expect(requests(events).count == 1, "Host: \(host)")
+    }
+
+    @Test(
+        "chunk extensions inside the RFC 9112 §7.1.1 grammar are accepted and ignored",
+        arguments: [
+            "5;a", "5;a=b", "5 ; a = b", "5;a=\"quoted \\\" value\";b;c=d", "5;a=\"\"", "5\t;\ta\t=\t\"x\"",
+        ])
+    func validChunkExtensionIsAccepted(line: String) {
+        let events = parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)\r\nhello\r\n0\r\n\r\n",
+            sliceSize: 4096)
+        #expect(requests(events).first?.body == Array("hello".utf8), "chunk line \(line)")
+    }
+
+    /// Regression (fuzzing, http-request): a request line over the limit that ended in a bare LF was
+    /// `bareLineEnding` (400) in one piece and `requestLineTooLong` (414) when it arrived in pieces.
+    @Test(
+        "a line over a limit with a bad ending gets the same error however it is split",
+        arguments: [
+            "GET /H Sub" + String(repeating: "D", count: 9000) + "TTP/1.1\n\u{16}\n",
+            "GET / HTTP/1.1\r\nX: " + String(repeating: "v", count: 9000) + "\rx\r\n\r\n",
+            "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1234567890\r\n", count: 2000) + "Bad\n\r\n",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 400)
+                + "\n",
+        ])
+    func limitVerdictIsSliceIndependent(text: String) {
+        func failure(_ events: [HTTPRequestParser.Event]) -> HTTPParseError? {
+            guard case .failure(let error)? = events.last else { return nil }
+            return error
+        }
+        let whole = failure(parse(text, sliceSize: 1 << 20))
+        #expect(whole != nil)
+        for size in [1, 2, 3, 7, 64, 4096] {
+            #expect(failure(parse(text, sliceSize: size)) == whole, "slices of \(size)")
+        }
+    }
 }

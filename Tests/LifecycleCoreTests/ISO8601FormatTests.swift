@@ -30,4 +30,50 @@ struct ISO8601FormatTests {
     func rejects(text: String) {
         #expect(ISO8601Format.parse(text) == nil)
     }
+
+    /// Regression: `.1234` (4 to 9 digits) built the range `4..<3` and trapped, taking `serve` down through
+    /// the admin API and every command that takes a time.
+    @Test(
+        "1 to 9 fractional digits are accepted and truncated to milliseconds",
+        arguments: [
+            ("2026-01-01T00:00:00.1Z", Int64(100)), ("2026-01-01T00:00:00.12Z", 120),
+            ("2026-01-01T00:00:00.123Z", 123), ("2026-01-01T00:00:00.1234Z", 123),
+            ("2026-01-01T00:00:00.123456Z", 123), ("2026-01-01T00:00:00.999999999Z", 999),
+            ("2026-01-01T00:00:00.000000001+00:00", 0),
+        ])
+    func fractionalDigitsUpToNine(text: String, millisecondsOfSecond: Int64) throws {
+        let instant = try #require(ISO8601Format.parse(text))
+        #expect(instant.millisecondsSinceEpoch == 1_767_225_600_000 + millisecondsOfSecond)
+    }
+
+    @Test(
+        "more than 9 fractional digits, and an empty fraction, are refused",
+        arguments: [
+            "2026-01-01T00:00:00.1234567890Z", "2026-01-01T00:00:00.12345678901Z", "2026-01-01T00:00:00.123456789012Z",
+            "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00." + String(repeating: "1", count: 100_000) + "Z",
+        ])
+    func tooManyFractionalDigits(text: String) {
+        #expect(ISO8601Format.parse(text) == nil)
+    }
+
+    @Test(
+        "edge instants: leap second, years 0000 and 9999, offsets up to ±23:59 but not ±24:00",
+        arguments: [
+            ("2016-12-31T23:59:60Z", "2016-12-31T23:59:59.000Z"), ("0000-01-01T00:00:00Z", "0000-01-01T00:00:00.000Z"),
+            ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"),
+            ("2026-01-01T14:00:00+14:00", "2026-01-01T00:00:00.000Z"),
+            ("2026-01-01T00:00:00-14:00", "2026-01-01T14:00:00.000Z"),
+        ])
+    func edgeInstants(text: String, formatted: String) {
+        #expect(ISO8601Format.parse(text)?.iso8601 == formatted)
+    }
+
+    @Test(
+        "offsets of 24 hours and seconds past 60 are refused",
+        arguments: [
+            "2026-01-01T00:00:00+24:00", "2026-01-01T00:00:00-24:00", "2026-01-01T00:00:61Z",
+        ])
+    func refusedEdges(text: String) {
+        #expect(ISO8601Format.parse(text) == nil)
+    }
 }

@@ -316,4 +316,64 @@ struct AdminAPITests {
         #expect(second.json?["next"] == .null)
         await harness.stop()
     }
+
+    /// Regression (schemathesis): `after` has `maximum: 9223372036854775807` in the description, and 19-digit
+    /// values up to it were refused; past it they must be.
+    @Test("every list route accepts after and ids up to Int64.max and refuses one past it with 400 or 404")
+    func idsUpToInt64Max() async throws {
+        let harness = try ServiceHarness(adminToken: Self.token)
+        try await harness.start()
+        for route in ["/v1/outbox", "/v1/jobs", "/v1/findings"] {
+            let largest = try await Self.call(harness, "GET", "\(route)?after=9223372036854775807")
+            #expect(largest.status == 200, "\(route): \(String(describing: largest.json))")
+            let past = try await Self.call(harness, "GET", "\(route)?after=9223372036854775808")
+            #expect(past.status == 400)
+            #expect(past.json?["error"] == "invalid_after")
+            #expect(try await Self.call(harness, "GET", "\(route)?after=1000000000000000000").status == 200)
+        }
+        #expect(try await Self.call(harness, "POST", "/v1/outbox/9223372036854775807/retry").status == 404)
+        #expect(
+            try await Self.call(harness, "POST", "/v1/jobs/9223372036854775807/retry").json?["error"] == "unknown_job")
+        await harness.stop()
+    }
+
+    /// Regression (schemathesis): `"rowsAffected": 158.0` is an integer in JSON Schema and was refused.
+    @Test(
+        "a step completion accepts counts written 158, 158.0 or 1.58e2 and refuses 158.5, -1 and 2^63",
+        arguments: [
+            ("{\"rowsAffected\": 158}", "unknown_step"), ("{\"rowsAffected\": 158.0}", "unknown_step"),
+            ("{\"rowsAffected\": 1.58e2, \"verificationCount\": 0.0}", "unknown_step"),
+            ("{\"rowsAffected\": 9223372036854775807}", "unknown_step"),
+            ("{\"rowsAffected\": 158.5}", "invalid_count"), ("{\"rowsAffected\": -1}", "invalid_count"),
+            ("{\"verificationCount\": 9223372036854775808}", "invalid_count"),
+            ("{\"rowsAffected\": 1e400}", "invalid_body"), ("{\"rowsAffected\": \"158\"}", "invalid_count"),
+        ])
+    func stepCompletionCounts(body: String, code: String) async throws {
+        let harness = try ServiceHarness(adminToken: Self.token)
+        try await harness.start()
+        let answer = try await Self.call(harness, "POST", "/v1/jobs/1/steps/app-db/complete", body: body)
+        #expect(answer.json?["error"] == .string(code), "\(body)")
+        #expect(answer.status == (code == "unknown_step" ? 404 : 422))
+        await harness.stop()
+    }
+
+    /// Regression: a 4-digit fraction in eventTime trapped and took the whole process down.
+    @Test("link and deletion accept an eventTime with 6 fractional digits and refuse one with 10 (422)")
+    func eventTimeFractions() async throws {
+        let harness = try ServiceHarness(adminToken: Self.token)
+        try await harness.start()
+        let seconds = String(SystemWallClock().now().adding(seconds: -60).iso8601.prefix(19))
+        let linked = try await Self.call(
+            harness, "PUT", Self.accountPath() + "/link", body: "{\"eventTime\": \"\(seconds).123456Z\"}")
+        #expect(linked.status == 200)
+        #expect(linked.json?["state"] == "linked")
+        for path in [Self.accountPath() + "/link", Self.accountPath() + "/deletion"] {
+            let method = path.hasSuffix("link") ? "PUT" : "POST"
+            let refused = try await Self.call(
+                harness, method, path, body: "{\"eventTime\": \"\(seconds).1234567890Z\"}")
+            #expect(refused.status == 422)
+            #expect(refused.json?["error"] == "invalid_event_time")
+        }
+        await harness.stop()
+    }
 }

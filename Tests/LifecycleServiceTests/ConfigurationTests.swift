@@ -95,6 +95,30 @@ struct ConfigurationTests {
         #expect(try parse(Self.minimal).keepingStartupSettings(of: running).kept.isEmpty)
     }
 
+    /// Regression (fuzzing, configuration-file): a key holding a newline made the "unknown key" error two
+    /// lines, so a file could forge a line in the operator's terminal or log.
+    @Test("an error quoting a key with control characters stays one line, from the real command too")
+    func controlCharactersInKeyAreEscaped() async throws {
+        let document: JSONValue = [
+            "apps": [["id": "shop", "clientIds": ["a"]]], "apple": ["leewaySec\nds": 1, "x\u{2028}y": 2],
+        ]
+        #expect {
+            try parse(document)
+        } throws: { error in
+            let line = String(describing: error)
+            return !line.contains("\n") && !line.contains("\u{2028}") && line.contains("leewaySec\\u{A}ds")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("lifecycle.json").path
+        try Data(document.serialized().utf8).write(to: URL(fileURLWithPath: file))
+        let outcome = try await LifecycleProcess.run(["reconcile", "--config", file])
+        #expect(outcome.status == 2)
+        #expect(outcome.errors.split(separator: "\n").count == 1, "\(outcome.errors)")
+        #expect(outcome.errors.contains("unknown key"))
+    }
+
     @Test("the shipped example configuration is valid")
     func exampleIsValid() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -69,6 +69,20 @@ struct InspectAndIngestCommandTests {
         #expect(JSONValue.parseIfValid(Array(allowed.out.utf8))?["acceptedExpired"] == true)
     }
 
+    /// Regression: this answered `malformed_body`, pointing at the wrong layer.
+    @Test("inspect of a bare token with non-base64url bytes in its header reports malformed_jws")
+    func inspectNonBase64Header() async throws {
+        let parts = harness.tokens.token().split(separator: ".", omittingEmptySubsequences: false)
+        let file = harness.directory.file("hostile-token.txt")
+        try Data("!!!.\(parts[1]).\(parts[2])\n".utf8).write(to: URL(fileURLWithPath: file))
+        let result = await run([
+            "inspect", "--jwks", harness.directory.file("jwks.json"), "--audience", TestFixtures.audience, file,
+        ])
+        #expect(result.status == 1)
+        let output = try #require(JSONValue.parseIfValid(Array(result.out.utf8)))
+        #expect(output["error"]?["code"] == "malformed_jws")
+    }
+
     @Test("inspect with a bad option names it and exits 2")
     func inspectUsage() async {
         let result = await run(["inspect", "--jwsk", "x"])

@@ -82,6 +82,24 @@ struct RecordReaderTests {
         }
     }
 
+    /// Regression (fuzzing, csv-records): a line that ended inside the buffered chunk was returned whatever
+    /// its length; only a line still open at the end of the buffer was held to the limit.
+    @Test("a line over the limit is refused wherever it ends: inside a chunk, across chunks, at the end")
+    func lineLimitHolds() throws {
+        let long = String(repeating: "x", count: LineReader.defaultMaximumLineLength + 1)
+        for text in ["sub\n\(long)\nok\n", "sub\n" + String(repeating: "y", count: 70_000) + "\n", "sub\n\(long)"] {
+            let path = try write("long-\(text.count).csv", text)
+            #expect {
+                try readAll(try CSVRecordReader(path: path))
+            } throws: { error in
+                String(describing: error).contains(".csv:2: line longer than 65536 bytes")
+            }
+        }
+        var short = LineReader(bytes: Array("12345\n123456\n".utf8), source: "b", maximumLineLength: 5)
+        #expect(try short.nextLine() == Array("12345".utf8)[...])
+        #expect(throws: RecordSourceError.self) { try short.nextLine() }
+    }
+
     @Test("a missing file is one clear line")
     func missingFile() {
         #expect {

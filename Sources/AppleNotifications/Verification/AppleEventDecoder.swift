@@ -7,16 +7,20 @@ import LifecycleCore
 ///   one-element **array** in a WWDC session. All three are accepted; an array of more or fewer than one
 ///   element is `malformed_event` (a notification carries exactly one event).
 /// - `event_time` is **milliseconds** in real traffic and seconds in the documentation: values below 10^12
-///   are seconds. A numeric string is accepted too. Negative or fractional values are refused.
+///   are seconds. A numeric string is accepted too. Negative or fractional values, and times after
+///   9999-12-31, are refused.
 /// - `is_private_email` is the string `"true"`/`"false"` or a JSON bool. Any other value decodes to nil
 ///   (unknown), not an error: it is an auxiliary field, and refusing an `account-delete` notification over
 ///   it would lose the one signal a deletion produces.
 /// - `type` goes through `AppleEventType(wireValue:)`: both deletion spellings, unknown types kept verbatim.
 /// - `sub` is required and non-empty.
 public enum AppleEventDecoder {
-    /// `event_time` values at or above this are milliseconds (10^12 ms is September 2001; 10^12 s is the
-    /// year 33 658).
+    /// `event_time` values at or above this are milliseconds (10^12 ms is September 2001; 10^12 s would be
+    /// the year 33 658, past ``latestEventTime``).
     public static let millisecondThreshold: Int64 = 1_000_000_000_000
+    /// The latest `event_time` accepted, 9999-12-31T23:59:59.999Z: the last instant RFC 3339 can write, so
+    /// every stored time formats, parses back and leaves room for deadline arithmetic.
+    public static let latestEventTime = ISO8601Format.latest
     /// Longest numeric string accepted for `event_time` (Int64 has 19 digits).
     static let maximumTimeDigits = 18
 
@@ -88,8 +92,13 @@ public enum AppleEventDecoder {
             throw VerificationError(.malformedEvent, "\"event_time\" is not a number")
         }
         guard number >= 0 else { throw VerificationError(.malformedEvent, "\"event_time\" is negative") }
-        if number < millisecondThreshold { return Instant(secondsSinceEpoch: number) }
-        return Instant(millisecondsSinceEpoch: number)
+        let instant =
+            number < millisecondThreshold
+            ? Instant(secondsSinceEpoch: number) : Instant(millisecondsSinceEpoch: number)
+        guard instant <= latestEventTime else {
+            throw VerificationError(.malformedEvent, "\"event_time\" is after 9999-12-31")
+        }
+        return instant
     }
 
     /// `"true"`/`"false"` (any case) or a bool; nil for anything else (see the type's documentation).

@@ -30,6 +30,8 @@ public enum HTTPParseError: Error, Sendable, Hashable {
     case missingHost
     /// More than one Host field line (RFC 9112 §3.2: MUST respond 400).
     case duplicateHost
+    /// A Host value outside `uri-host [ ":" port ]`, or empty (RFC 9112 §3.2: MUST respond 400).
+    case invalidHost
     /// Content-Length that is not `1*DIGIT` or overflows (RFC 9112 §6.3 rule 5).
     case invalidContentLength
     /// Content-Length sent more than once or as a list, even with equal values; this server does not merge.
@@ -46,6 +48,8 @@ public enum HTTPParseError: Error, Sendable, Hashable {
     case chunkSizeTooLong
     /// Chunk extensions longer than `maxChunkExtensionLength`.
     case chunkExtensionTooLong
+    /// Chunk extensions outside the RFC 9112 §7.1.1 grammar (`2;`, `2;=x`, `2;a="open`, `2;a `).
+    case invalidChunkExtension
     /// Chunk data not followed by CRLF.
     case invalidChunkTerminator
     /// Declared or received body larger than `maxBodyLength` (413).
@@ -63,10 +67,10 @@ public enum HTTPParseError: Error, Sendable, Hashable {
         case .unsupportedVersion: .httpVersionNotSupported
         case .unsupportedExpectation: .expectationFailed
         case .malformedRequestLine, .invalidRequestTarget, .bareLineEnding, .obsoleteLineFolding,
-            .whitespaceBeforeColon, .invalidFieldName, .invalidFieldValue, .missingHost, .duplicateHost,
+            .whitespaceBeforeColon, .invalidFieldName, .invalidFieldValue, .missingHost, .duplicateHost, .invalidHost,
             .invalidContentLength, .duplicateContentLength, .contentLengthWithTransferEncoding,
             .transferEncodingOnHTTP10, .invalidChunkSize, .chunkSizeTooLong, .chunkExtensionTooLong,
-            .invalidChunkTerminator:
+            .invalidChunkExtension, .invalidChunkTerminator:
             .badRequest
         }
     }

@@ -210,53 +210,61 @@ public struct HTTPRequestParser: Sendable {
 
     /// Finds the next CRLF-terminated line. A LF without CR, or a CR not followed by LF, is refused
     /// (RFC 9112 §2.2 allows either leniency but a strict server avoids parser differentials).
-    private mutating func takeLine(maxLength: Int, tooLong: HTTPParseError) -> LineResult {
+    ///
+    /// Every verdict is reached at one byte position and depends only on the bytes up to the next one, so the
+    /// same bytes give the same verdict however they are split across reads (a line that is both too long
+    /// and badly terminated is always reported the same way). `sectionBudget`, for header and trailer field
+    /// lines, is what is left of the section limit: a byte after which the line cannot end within it fails
+    /// the section at that byte.
+    private mutating func takeLine(
+        maxLength: Int, tooLong: HTTPParseError, sectionBudget: Int? = nil
+    ) -> LineResult {
         let start = readIndex
         var index = max(scanIndex, start)
         let end = buffer.count
         while index < end {
             let byte = buffer[index]
+            let offset = index - start
             if byte == HTTPTokens.lineFeed {
                 guard index > start, buffer[index - 1] == HTTPTokens.carriageReturn else {
                     return .failed(.bareLineEnding)
                 }
                 let lineEnd = index - 1
                 guard lineEnd - start <= maxLength else { return .failed(tooLong) }
+                if let sectionBudget, offset + 1 > sectionBudget { return .failed(.headerSectionTooLarge) }
                 readIndex = index + 1
                 scanIndex = readIndex
                 return .line(start..<lineEnd)
             }
-            if byte == HTTPTokens.carriageReturn, index + 1 < end, buffer[index + 1] != HTTPTokens.lineFeed {
-                return .failed(.bareLineEnding)
+            // Content of `offset + 1` bytes (or `offset` and a CR) can no longer end within the limits.
+            if offset > maxLength + 1 || (offset == maxLength + 1 && byte != HTTPTokens.carriageReturn) {
+                return .failed(tooLong)
+            }
+            if let sectionBudget, offset + 2 > sectionBudget { return .failed(.headerSectionTooLarge) }
+            if byte == HTTPTokens.carriageReturn {
+                // Decided once the next byte is here; rescan this CR next time.
+                guard index + 1 < end else { break }
+                if buffer[index + 1] != HTTPTokens.lineFeed { return .failed(.bareLineEnding) }
             }
             index += 1
         }
-        // Rescan a trailing CR next time: its LF may be in the next read.
-        scanIndex = max(start, end - 1)
-        // Without its CRLF the line is already longer than allowed.
-        if end - start > maxLength + 1 { return .failed(tooLong) }
+        scanIndex = max(start, index)
         return .incomplete
     }
 
     /// A header or trailer field line, under both the per-line and the per-section limits.
     private mutating func takeSectionLine() -> LineResult {
-        let pendingBefore = bufferedByteCount
-        let result = takeLine(maxLength: limits.maxFieldLineLength, tooLong: .fieldLineTooLong)
-        switch result {
-        case .failed:
-            return result
-        case .incomplete:
-            if sectionBytes + pendingBefore > limits.maxHeaderSectionLength { return .failed(.headerSectionTooLarge) }
-            return result
-        case .line(let range):
+        let result = takeLine(
+            maxLength: limits.maxFieldLineLength, tooLong: .fieldLineTooLong,
+            sectionBudget: limits.maxHeaderSectionLength - sectionBytes)
+        if case .line(let range) = result {
             sectionBytes += range.count + 2
-            if sectionBytes > limits.maxHeaderSectionLength { return .failed(.headerSectionTooLarge) }
             if !range.isEmpty {
                 sectionFieldCount += 1
                 if sectionFieldCount > limits.maxFieldCount { return .failed(.tooManyFields) }
             }
-            return result
         }
+        return result
     }
 
     // MARK: Request line (RFC 9112 §3)
@@ -363,9 +371,10 @@ public struct HTTPRequestParser: Sendable {
     // MARK: Framing (RFC 9112 §6.3)
 
     private mutating func finishHead() -> HTTPParseError? {
-        let hostCount = headers.values(for: "Host").count
-        if hostCount > 1 { return .duplicateHost }
-        if hostCount == 0, version == .http1_1 { return .missingHost }
+        let hosts = headers.values(for: "Host")
+        if hosts.count > 1 { return .duplicateHost }
+        if hosts.isEmpty, version == .http1_1 { return .missingHost }
+        if let host = hosts.first, !HostFieldGrammar.isValid(host.utf8) { return .invalidHost }
         guard let (path, query) = Self.splitTarget(target, method: method) else { return .invalidRequestTarget }
 
         let transferEncodings = headers.values(for: "Transfer-Encoding")
@@ -422,7 +431,8 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: Chunked coding (RFC 9112 §7.1)
 
-    /// chunk-size [ chunk-ext ]: hex digits (capped), then optional `;`-introduced extensions (capped, ignored).
+    /// chunk-size [ chunk-ext ]: hex digits (capped), then extensions (capped, checked against their grammar,
+    /// ignored).
     private func parseChunkSize(_ range: Range<Int>) -> Result<Int, HTTPParseError> {
         var index = range.lowerBound
         var size = 0
@@ -439,14 +449,7 @@ public struct HTTPRequestParser: Sendable {
         guard digitCount > 0 else { return .failure(.invalidChunkSize) }
         let extensionBytes = buffer[index..<range.upperBound]
         if extensionBytes.count > limits.maxChunkExtensionLength { return .failure(.chunkExtensionTooLong) }
-        if !extensionBytes.isEmpty {
-            // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
-            guard
-                let semicolon = extensionBytes.first(where: { $0 != HTTPTokens.space && $0 != HTTPTokens.horizontalTab }
-                ),
-                semicolon == UInt8(ascii: ";"), HTTPTokens.isFieldValue(extensionBytes)
-            else { return .failure(.invalidChunkSize) }
-        }
+        guard ChunkExtensionGrammar.isValid(extensionBytes) else { return .failure(.invalidChunkExtension) }
         let (total, overflow) = body.count.addingReportingOverflow(size)
         if overflow || total > limits.maxBodyLength { return .failure(.bodyTooLarge) }
         return .success(size)

@@ -41,8 +41,24 @@ public struct DeadlineCalculator: Sendable {
         calendarPart.day = duration.weeks * 7 + duration.days
         let shifted = calendar.date(byAdding: calendarPart, to: base) ?? base
         let elapsed = Int64(duration.hours) * 3600 + Int64(duration.minutes) * 60 + Int64(duration.seconds)
-        let seconds = Int64(shifted.timeIntervalSince1970.rounded()) + elapsed
-        return Instant(millisecondsSinceEpoch: seconds * 1000 + millis)
+        // Saturating: an instant near the ends of Int64 (a hostile or corrupt event time) must give the
+        // latest representable deadline, not an overflow trap.
+        let shiftedSeconds = Self.saturating(shifted.timeIntervalSince1970.rounded())
+        let seconds = shiftedSeconds.addingReportingOverflow(elapsed)
+        let milliseconds = seconds.overflow ? nil : seconds.partialValue.multipliedReportingOverflow(by: 1000)
+        guard let milliseconds, !milliseconds.overflow else {
+            return Instant(millisecondsSinceEpoch: elapsed >= 0 ? .max : .min)
+        }
+        let total = milliseconds.partialValue.addingReportingOverflow(millis)
+        return Instant(millisecondsSinceEpoch: total.overflow ? .max : total.partialValue)
+    }
+
+    /// `Int64(value)` without trapping: out-of-range values clamp, NaN reads as 0.
+    private static func saturating(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        if value >= 9_223_372_036_854_775_807.0 { return .max }
+        if value <= -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(value)
     }
 
     /// The window a rule gives a job started by an event: not before `after`, due by `within`.

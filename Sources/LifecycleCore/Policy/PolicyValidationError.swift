@@ -35,8 +35,8 @@ public struct PolicyValidationError: Error, Hashable, Sendable, CustomStringConv
         self.fix = fix
     }
 
-    /// `file: path: problem; fix: fix`.
-    public var description: String { "\(file): \(path): \(problem); fix: \(fix)" }
+    /// `file: path: problem; fix: fix`, on one line (control characters from the file are escaped).
+    public var description: String { "\(file): \(path): \(problem); fix: \(fix)".escapingControlCharacters }
 }
 
 /// Every problem found in one policy file, in document order.

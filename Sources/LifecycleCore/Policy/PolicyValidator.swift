@@ -278,6 +278,15 @@ private struct Check {
     /// than `within`, as `yyyy-MM-dd`; nil when it never does. Months and days compare differently on
     /// different dates (from Jan 31, P30D ends after P1M), so the check walks the calendar.
     func firstDateWhere(_ after: ISODuration, exceeds within: ISODuration, calculator: DeadlineCalculator) -> String? {
+        // Adding more of every unit never ends earlier (years and months clamp to the month's end, days keep
+        // the wall-clock time, the rest is elapsed time), so a period that is nowhere longer than the
+        // deadline cannot end after it on any date: no need to walk 731 days of calendar arithmetic.
+        if after.years <= within.years, after.months <= within.months,
+            after.weeks * 7 + after.days <= within.weeks * 7 + within.days, after.hours <= within.hours,
+            after.minutes <= within.minutes, after.seconds <= within.seconds
+        {
+            return nil
+        }
         let firstDay = ISO8601Format.daysFromCivil(year: 2023, month: 1, day: 1)
         let lastDay = ISO8601Format.daysFromCivil(year: 2024, month: 12, day: 31)
         let noon: Int64 = 12 * 3_600_000

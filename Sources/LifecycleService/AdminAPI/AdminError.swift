@@ -15,7 +15,7 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var description: String { "\(code): \(detail)" }
+    public var description: String { "\(code): \(detail)".escapingControlCharacters }
 
     var document: JSONValue { ["error": .string(code), "description": .string(detail)] }
 

@@ -2,9 +2,9 @@ import LifecycleCore
 
 /// The optional JSON body of `link` and `deletion`: `{"eventTime": RFC 3339}`. Members this build does not
 /// act on are refused rather than dropped, so a caller never believes something was stored that was not.
-enum AdminRequestBody {
+package enum AdminRequestBody {
     /// The `eventTime` the body gives, nil when the body is empty or leaves it out.
-    static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
+    package static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
         guard body.contains(where: { !isWhitespace($0) }) else { return nil }
         guard let document = JSONValue.parseIfValid(body), case .object(let members) = document else {
             throw AdminError.badRequest("malformed_body", "the body must be a JSON object")
@@ -14,7 +14,10 @@ enum AdminRequestBody {
             switch member.key {
             case "eventTime":
                 guard let text = member.value.stringValue, let instant = ISO8601Format.parse(text) else {
-                    throw AdminError.unprocessable("invalid_event_time", "eventTime must be an RFC 3339 instant")
+                    throw AdminError.unprocessable(
+                        "invalid_event_time",
+                        "eventTime must be an RFC 3339 instant with at most 9 fractional digits, e.g. "
+                            + "2025-07-15T09:36:30.719Z")
                 }
                 eventTime = instant
             case "refreshToken":

@@ -166,12 +166,12 @@ struct AdminRoutes: Sendable {
 
 /// The query of `GET /v1/outbox`: `status`, `limit`, `after`. Unknown parameters are refused so a typo
 /// (`state=dead`) does not silently list everything.
-struct OutboxQuery {
-    var status: OutboxStatus?
-    var limit: Int?
-    var after: Int64?
+package struct OutboxQuery {
+    package var status: OutboxStatus?
+    package var limit: Int?
+    package var after: Int64?
 
-    init(_ query: String?) throws(AdminError) {
+    package init(_ query: String?) throws(AdminError) {
         guard let items = PercentDecoding.queryItems(query) else {
             throw AdminError.badRequest("invalid_query", "the query is not valid percent-encoding")
         }
@@ -198,13 +198,20 @@ struct OutboxQuery {
         }
     }
 
-    /// A positive decimal id: ASCII digits only (no sign), at most 18 of them so it fits Int64.
-    static func identifier(_ text: String) -> Int64? {
-        let maximumDigits = 18
-        guard !text.isEmpty, text.utf8.count <= maximumDigits,
-            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            let value = Int64(text), value > 0
-        else { return nil }
-        return value
+    /// A positive decimal id: ASCII digits only (no sign), any count, as long as the value fits Int64 —
+    /// exactly the `minimum: 1, maximum: 9223372036854775807` that `admin.openapi.json` declares, so every
+    /// value the description allows is accepted and every other one refused. Overflow is reported, never
+    /// trapped.
+    package static func identifier(_ text: String) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            value = sum
+        }
+        return value > 0 ? value : nil
     }
 }

@@ -8,10 +8,11 @@ struct JobOperations: Sendable {
     let runner: ErasureJobRunner
     static let defaultLimit = 100
 
-    /// Jobs in id order, of one status or all; with `app` and `subject`, only that subject's jobs (a store
-    /// query by subject, `erasure_jobs_account`, not a scan), so an operator answering a data-subject request
-    /// finds them. `app` and `subject` go together: the store has no per-app listing.
-    /// - Throws: ``AdminError`` `invalid_status`, `invalid_query` (one of app and sub), `unknown_app`.
+    /// Jobs in id order, of one status or all, of one app or all, of one subject or all: every combination
+    /// the OpenAPI file allows is answered. A subject's jobs are found by the store's subject index
+    /// (`erasure_jobs_account`, not a scan), per configured app when no app is given, so an operator answering
+    /// a data-subject request finds them; an app's jobs by walking the job list in id order.
+    /// - Throws: ``AdminError`` `invalid_status`, `unknown_app`.
     func list(
         status: String?, app: String? = nil, subject: String? = nil, limit: Int?, after: Int64?
     ) async throws -> JSONValue {
@@ -37,22 +38,33 @@ struct JobOperations: Sendable {
             filter = parsed
         }
         let status = filter
-        let rows: [StoredErasureJob]
-        switch (app, subject) {
-        case (nil, nil):
-            rows = try await context.store.read { reader in
+        if let app, !context.configuration.apps.contains(where: { $0.id == app }) {
+            throw AdminError(status: 404, code: "unknown_app", "no app with that id is configured")
+        }
+        if let subject {
+            let apps = app.map { [$0] } ?? context.configuration.apps.map(\.id)
+            let all = try await context.store.read { reader in
+                try apps.flatMap { try reader.erasureJobs(app: $0, subject: subject) }
+            }
+            return Array(
+                all.filter { job in (status == nil || job.status == status) && job.id > (after ?? 0) }
+                    .sorted { $0.id < $1.id }.prefix(pageSize))
+        }
+        guard let app else {
+            return try await context.store.read { reader in
                 try reader.erasureJobs(status: status, limit: pageSize, afterID: after)
             }
-        case (let app?, let subject?) where !subject.isEmpty:
-            guard context.configuration.apps.contains(where: { $0.id == app }) else {
-                throw AdminError(status: 404, code: "unknown_app", "no app with that id is configured")
+        }
+        // One app: pages of the job list, kept when they are that app's, until a page is full.
+        var rows: [StoredErasureJob] = []
+        var cursor = after
+        while rows.count < pageSize {
+            let page = try await context.store.read { [cursor] reader in
+                try reader.erasureJobs(status: status, limit: pageSize, afterID: cursor)
             }
-            let all = try await context.store.read { reader in try reader.erasureJobs(app: app, subject: subject) }
-            rows = Array(
-                all.filter { job in (status == nil || job.status == status) && job.id > (after ?? 0) }
-                    .prefix(pageSize))
-        default:
-            throw AdminError.badRequest("invalid_query", "app and sub go together: give both, or neither")
+            rows += page.filter { $0.app == app }.prefix(pageSize - rows.count)
+            guard page.count == pageSize, let last = page.last else { break }
+            cursor = last.id
         }
         return rows
     }
@@ -71,31 +83,9 @@ struct JobOperations: Sendable {
         return describe(job)
     }
 
-    /// Body (optional): `{"outcome": "erased"|"unverifiable"|"failed", "rowsAffected": n, "verificationCount": n}`.
+    /// Body (optional): ``StepCompletionBody``.
     func complete(id: Int64, target: String, body: [UInt8]) async throws -> JSONValue {
-        var outcome = ErasureJobRunner.CallbackOutcome.erased
-        var evidence = ErasureStepEvidence.none
-        if !body.isEmpty {
-            guard let object = JSONValue.parseIfValid(body)?.objectValue else {
-                throw AdminError(status: 422, code: "invalid_body", "the body must be a JSON object")
-            }
-            for (key, value) in object {
-                switch (key, value) {
-                case ("outcome", .string(let text)):
-                    guard let parsed = ErasureJobRunner.CallbackOutcome(rawValue: text) else {
-                        throw AdminError(
-                            status: 422, code: "invalid_outcome", "outcome must be erased, unverifiable or failed")
-                    }
-                    outcome = parsed
-                case ("rowsAffected", .integer(let count)) where count >= 0:
-                    evidence.rowsAffected = Int(clamping: count)
-                case ("verificationCount", .integer(let count)) where count >= 0:
-                    evidence.verificationCount = Int(clamping: count)
-                default:
-                    throw AdminError(status: 422, code: "unknown_field", "unknown or invalid field \(key)")
-                }
-            }
-        }
+        let (outcome, evidence) = try StepCompletionBody.parse(body)
         switch try await runner.completeCallback(jobID: id, target: target, outcome: outcome, evidence: evidence) {
         case .recorded(let job): return describe(job)
         case .notFound:

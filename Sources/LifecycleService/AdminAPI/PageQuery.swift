@@ -1,11 +1,11 @@
 /// The query of a paged list route: `limit`, `after` (the previous page's `next`), and the route's own
 /// filters. Unknown parameters are refused rather than ignored, so a typo never returns everything.
-struct PageQuery {
-    var limit: Int?
-    var after: Int64?
-    var filters: [String: String] = [:]
+package struct PageQuery {
+    package var limit: Int?
+    package var after: Int64?
+    package var filters: [String: String] = [:]
 
-    init(_ query: String?, filters allowed: [String]) throws(AdminError) {
+    package init(_ query: String?, filters allowed: [String]) throws(AdminError) {
         guard let items = PercentDecoding.queryItems(query) else {
             throw AdminError.badRequest("invalid_query", "the query is not valid percent-encoding")
         }

@@ -90,7 +90,7 @@ struct AccountCommand: LifecycleCommand {
         if let eventTimeText {
             guard action != .show else { throw UsageError("--event-time applies to link and delete only") }
             guard let parsed = ISO8601Format.parse(eventTimeText) else {
-                throw UsageError("--event-time \(eventTimeText) is not an RFC 3339 instant")
+                throw UsageError("--event-time \(eventTimeText) is not \(ISO8601Format.expectedForm)")
             }
             eventTime = parsed
         }

@@ -59,7 +59,7 @@ struct InspectCommand: LifecycleCommand {
         var at = clock.now()
         if let atText {
             guard let parsed = ISO8601Format.parse(atText) else {
-                throw UsageError("--at \(atText) is not an RFC 3339 instant or Unix time")
+                throw UsageError("--at \(atText) is not \(ISO8601Format.expectedForm)")
             }
             at = parsed
         }

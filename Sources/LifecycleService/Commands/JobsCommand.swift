@@ -22,8 +22,8 @@ struct JobsCommand: LifecycleCommand {
     static let details = """
         list      jobs oldest first with their steps (status, attempts, evidence, last error code); accounts
                   appear as keyed pseudonyms. STATUS: scheduled, running, completed, failed, cancelled,
-                  unverified. --app ID --sub SUB (together) lists one subject's jobs, for a data-subject
-                  request. --json prints what GET /v1/jobs answers: {"jobs": [...], "next": id|null}.
+                  unverified. --app ID lists one app's jobs, --sub SUB one subject's (in every app, or in
+                  --app ID), for a data-subject request. --json prints what GET /v1/jobs answers: {"jobs": [...], "next": id|null}.
         run       executes due steps (leases keep concurrent runners apart, so cron and serve may overlap);
                   --once stops when nothing is due, else it polls every erasure.pollMilliseconds.
         retry     sends a job's failed and unverified steps back to pending with the full retry schedule.
@@ -38,7 +38,6 @@ struct JobsCommand: LifecycleCommand {
         let statusText = try arguments.option("--status")
         let app = try arguments.option("--app")
         let subject = try arguments.option("--sub")
-        guard (app == nil) == (subject == nil) else { throw UsageError("--app and --sub go together") }
         let limit = try arguments.integerOption("--limit", range: 1...100_000) ?? 1000
         let json = arguments.flag("--json")
         let once = arguments.flag("--once")

@@ -81,7 +81,7 @@ struct PolicyCommand: LifecycleCommand {
             var at: Instant?
             if let atText {
                 guard let parsed = ISO8601Format.parse(atText) else {
-                    throw UsageError("--at \(atText) is not an RFC 3339 instant or Unix time")
+                    throw UsageError("--at \(atText) is not \(ISO8601Format.expectedForm)")
                 }
                 at = parsed
             }

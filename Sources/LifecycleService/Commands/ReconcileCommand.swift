@@ -52,7 +52,7 @@ struct ReconcileCommand: LifecycleCommand {
         var asOf = try io.clock().now()
         if let asOfText {
             guard let parsed = ISO8601Format.parse(asOfText) else {
-                throw UsageError("--as-of \(asOfText) is not an RFC 3339 instant or Unix time")
+                throw UsageError("--as-of \(asOfText) is not \(ISO8601Format.expectedForm)")
             }
             asOf = parsed
         }

@@ -103,8 +103,12 @@ struct ReportCommand: LifecycleCommand {
             return ReportPeriod(
                 from: to.adding(milliseconds: -defaultPeriodDays * ReportPeriod.millisecondsPerDay), to: to)
         case (let from?, let to?):
-            guard let start = ISO8601Format.parse(from) else { throw UsageError("--from \(from) is not a date") }
-            guard let end = ISO8601Format.parse(to) else { throw UsageError("--to \(to) is not a date") }
+            guard let start = ISO8601Format.parse(from) else {
+                throw UsageError("--from \(from) is not \(ISO8601Format.expectedForm)")
+            }
+            guard let end = ISO8601Format.parse(to) else {
+                throw UsageError("--to \(to) is not \(ISO8601Format.expectedForm)")
+            }
             guard start < end else { throw UsageError("--from must be before --to") }
             return ReportPeriod(from: start, to: end)
         default:

@@ -61,7 +61,7 @@ struct SimulateCommand: LifecycleCommand {
         var eventTime = now
         if let eventTimeText {
             guard let parsed = ISO8601Format.parse(eventTimeText) else {
-                throw UsageError("--event-time \(eventTimeText) is not an RFC 3339 instant or Unix time")
+                throw UsageError("--event-time \(eventTimeText) is not \(ISO8601Format.expectedForm)")
             }
             eventTime = parsed
         }

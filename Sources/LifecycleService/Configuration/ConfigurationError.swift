@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// A configuration problem, reported as one line naming the file, the field and the fix.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var file: String
@@ -13,8 +15,9 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.fix = fix
     }
 
+    /// One line: a key or value quoted from the file has its control characters escaped.
     public var description: String {
         let location = field.isEmpty ? file : "\(file): \(field)"
-        return fix.isEmpty ? "\(location): \(problem)" : "\(location): \(problem); \(fix)"
+        return (fix.isEmpty ? "\(location): \(problem)" : "\(location): \(problem); \(fix)").escapingControlCharacters
     }
 }

@@ -2,7 +2,7 @@ import LifecycleCore
 
 /// A stream of the app's own records. Readers may fail part-way (a malformed line, a vanished file), so
 /// `next()` throws; ``AppRecordIterator`` adapts a reader to the merge's `IteratorProtocol`.
-protocol AppRecordReader {
+package protocol AppRecordReader {
     mutating func next() throws -> AppRecord?
 }
 

@@ -3,7 +3,7 @@ import LifecycleCore
 /// The app's records as CSV (RFC 4180) with a header row naming the columns: `sub` (required), `status` and
 /// `sessions` (optional), in any order, other columns ignored. Fields may be quoted (`"a ""b"""`); a quoted
 /// field spanning lines is refused (exports of subs and statuses never need one).
-struct CSVRecordReader: AppRecordReader {
+package struct CSVRecordReader: AppRecordReader {
     private var lines: LineReader
     private let path: String
     private var subColumn = 0
@@ -11,8 +11,12 @@ struct CSVRecordReader: AppRecordReader {
     private var sessionsColumn: Int?
 
     init(path: String) throws(RecordSourceError) {
-        self.path = path
-        lines = try LineReader(path: path)
+        try self.init(lines: try LineReader(path: path), source: path)
+    }
+
+    package init(lines reader: LineReader, source: String) throws(RecordSourceError) {
+        path = source
+        lines = reader
         guard let header = try lines.nextLine() else {
             throw RecordSourceError(source: path, problem: "empty file; expected a header row with a sub column")
         }
@@ -28,7 +32,7 @@ struct CSVRecordReader: AppRecordReader {
         sessionsColumn = names.firstIndex(of: "sessions")
     }
 
-    mutating func next() throws -> AppRecord? {
+    package mutating func next() throws -> AppRecord? {
         while let line = try lines.nextLine() {
             if line.isEmpty { continue }
             let fields = try Self.fields(line, source: path, line: lines.lineNumber)
@@ -51,7 +55,7 @@ struct CSVRecordReader: AppRecordReader {
         return nil
     }
 
-    static func fields(_ line: ArraySlice<UInt8>, source: String, line number: Int) throws(RecordSourceError)
+    package static func fields(_ line: ArraySlice<UInt8>, source: String, line number: Int) throws(RecordSourceError)
         -> [String]
     {
         var fields: [String] = []

@@ -3,16 +3,20 @@ import LifecycleCore
 /// The app's records as JSON Lines: one object per line with `sub` (string, required) and optionally
 /// `status` (string) and `sessions` (integer). Blank lines are skipped; anything else malformed is an error
 /// naming the line.
-struct JSONLinesRecordReader: AppRecordReader {
+package struct JSONLinesRecordReader: AppRecordReader {
     private var lines: LineReader
     private let path: String
 
     init(path: String) throws(RecordSourceError) {
-        self.path = path
-        lines = try LineReader(path: path)
+        self.init(lines: try LineReader(path: path), source: path)
     }
 
-    mutating func next() throws -> AppRecord? {
+    package init(lines: LineReader, source: String) {
+        self.path = source
+        self.lines = lines
+    }
+
+    package mutating func next() throws -> AppRecord? {
         while let line = try lines.nextLine() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             guard let object = JSONValue.parseIfValid(line), case .object = object else {

@@ -2,17 +2,18 @@ import Foundation
 
 /// Reads a file line by line in fixed-size chunks, so memory does not grow with the file. Lines end with LF
 /// (a preceding CR is dropped); a line longer than `maximumLineLength` is an error, not an allocation.
-struct LineReader {
+package struct LineReader {
     static let chunkSize = 64 * 1024
     static let defaultMaximumLineLength = 64 * 1024
 
-    private let handle: FileHandle
+    /// Nil for a reader over bytes already in memory.
+    private let handle: FileHandle?
     private let path: String
     private let maximumLineLength: Int
     private var buffer: [UInt8] = []
     private var start = 0
     private var finished = false
-    private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
 
     init(path: String, maximumLineLength: Int = LineReader.defaultMaximumLineLength) throws(RecordSourceError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -23,14 +24,23 @@ struct LineReader {
         self.maximumLineLength = maximumLineLength
     }
 
-    mutating func nextLine() throws(RecordSourceError) -> ArraySlice<UInt8>? {
+    /// Lines of `bytes`, under the same rules as a file (for inputs already in memory, and fuzzing).
+    package init(bytes: [UInt8], source: String, maximumLineLength: Int = LineReader.defaultMaximumLineLength) {
+        handle = nil
+        path = source
+        self.maximumLineLength = maximumLineLength
+        buffer = bytes
+        finished = true
+    }
+
+    package mutating func nextLine() throws(RecordSourceError) -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 var line = buffer[start..<newline]
                 start = newline + 1
                 if line.last == 0x0D { line = line.dropLast() }
                 lineNumber += 1
-                return line
+                return try checked(line)
             }
             if buffer.count - start > maximumLineLength {
                 throw RecordSourceError(
@@ -42,11 +52,11 @@ struct LineReader {
                 start = buffer.count
                 if line.last == 0x0D { line = line.dropLast() }
                 lineNumber += 1
-                return line
+                return try checked(line)
             }
             let chunk: Data
             do {
-                chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+                chunk = try handle?.read(upToCount: Self.chunkSize) ?? Data()
             } catch {
                 throw RecordSourceError(source: path, line: lineNumber + 1, problem: "read failed: \(error)")
             }
@@ -54,5 +64,15 @@ struct LineReader {
             start = 0
             if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
         }
+    }
+
+    /// A complete line is held to the limit too: one that ends inside the buffered chunk was returned
+    /// whatever its length.
+    private func checked(_ line: ArraySlice<UInt8>) throws(RecordSourceError) -> ArraySlice<UInt8> {
+        guard line.count <= maximumLineLength else {
+            throw RecordSourceError(
+                source: path, line: lineNumber, problem: "line longer than \(maximumLineLength) bytes")
+        }
+        return line
     }
 }

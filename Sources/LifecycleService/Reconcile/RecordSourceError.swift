@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// Why the app's records could not be read: the reconciler then exits 2 ("could not run") with this line.
 public struct RecordSourceError: Error, Sendable, CustomStringConvertible {
     public var source: String
@@ -11,8 +13,9 @@ public struct RecordSourceError: Error, Sendable, CustomStringConvertible {
         self.problem = problem
     }
 
+    /// One line: control characters from the source (a CSV header, a key) are escaped.
     public var description: String {
-        if let line { return "\(source):\(line): \(problem)" }
-        return "\(source): \(problem)"
+        if let line { return "\(source):\(line): \(problem)".escapingControlCharacters }
+        return "\(source): \(problem)".escapingControlCharacters
     }
 }

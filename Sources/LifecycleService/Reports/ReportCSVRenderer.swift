@@ -47,6 +47,13 @@ public enum ReportCSVRenderer {
     public static func field(_ value: String) -> String {
         let needsQuotes = value.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
         guard needsQuotes else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Doubled per scalar: String.replacingOccurrences compares Characters, and a quote followed by a
+        // combining mark is another Character, so it would stay single and end the field early.
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" { quoted += "\"" }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
     }
 }

@@ -326,10 +326,8 @@ public final class ServiceRuntime: Sendable {
         if let result { context.metrics.increment(Self.reloadsMetric, [("result", result)]) }
     }
 
-    /// An error as one line (a description never spans lines in a log field).
-    static func oneLine(_ error: any Error) -> String {
-        String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
+    /// An error as one line (a description never spans lines in a log field): as a command prints it.
+    static func oneLine(_ error: any Error) -> String { CommandLineInterface.oneLine(error) }
 
     /// Stops accepting, lets in-flight requests finish and answer, stops background work, records the stop
     /// and closes the store. Idempotent.

@@ -73,4 +73,17 @@ struct DeadlineCalculatorTests {
         #expect(DeadlineCalculator(timeZoneIdentifier: "Asia/Seol") == nil)
         #expect(DeadlineCalculator(timeZoneIdentifier: "") == nil)
     }
+
+    @Test("deadlines from instants at the ends of Int64 compute without trapping")
+    func extremeInstantsSaturate() throws {
+        let calculator = try #require(DeadlineCalculator(timeZoneIdentifier: "Europe/Brussels"))
+        let longest = try ISODuration.parse("P100000Y100000M100000DT100000H100000M100000S")
+        for milliseconds in [Int64.max, Int64.max - 1, Int64.min, 253_402_300_799_999] {
+            let start = Instant(millisecondsSinceEpoch: milliseconds)
+            _ = calculator.instant(longest, after: start)
+            _ = calculator.instant(.zero, after: start)
+        }
+        let lastMillisecond = Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+        #expect(calculator.instant(longest, after: lastMillisecond) > lastMillisecond)
+    }
 }

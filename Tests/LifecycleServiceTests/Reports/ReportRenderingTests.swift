@@ -13,6 +13,18 @@ struct ReportRenderingTests {
         return try #require(ReportFixture.dataset.subjects.first { $0.pseudonym == pseudonym && $0.eventType == type })
     }
 
+    /// Regression (fuzzing, csv-records): quotes were doubled by String.replacingOccurrences, which compares
+    /// Characters, so a quote followed by a combining mark stayed single and ended the field early.
+    @Test(
+        "a CSV field doubles every quote scalar, combining marks or not",
+        arguments: [
+            ("a\"\u{0301}b,c", "\"a\"\"\u{0301}b,c\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("plain", "plain"),
+            ("\"\u{06DB}", "\"\"\"\u{06DB}\""),
+        ])
+    func csvFieldQuoting(value: String, written: String) {
+        #expect(Array(ReportCSVRenderer.field(value).unicodeScalars) == Array(written.unicodeScalars))
+    }
+
     @Test("the JSON report matches its golden file")
     func jsonGolden() throws {
         try GoldenFile.check("deletion-report.json", ReportJSONRenderer.render(ReportFixture.dataset))

@@ -60,6 +60,9 @@ struct LifecycleProcess {
         var status: Int32
         var output: String
         var errors: String
+        /// True when a signal ended the process (a trap is SIGILL or SIGTRAP, the watchdog SIGKILL), false for
+        /// a normal exit.
+        var signalled = false
 
         var errorLines: [Substring] { errors.split(separator: "\n") }
         var description: String { "exit \(status), stdout: \(output.prefix(2000)), stderr: \(errors.prefix(2000))" }
@@ -97,7 +100,8 @@ struct LifecycleProcess {
         watchdog.cancel()
         return Finished(
             status: status, output: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
-            errors: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+            errors: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "",
+            signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Polls `/readyz` until the server answers 200.

@@ -160,6 +160,18 @@ final class ServiceHarness: Sendable {
             to: URL(fileURLWithPath: configurationFile))
     }
 
+    /// Fixes the admin port in the configuration file (for a service run as a separate process); the harness
+    /// must have been made with an admin token.
+    func setAdminPort(_ port: Int) throws {
+        guard
+            var config = JSONValue.parseIfValid(try Data(contentsOf: URL(fileURLWithPath: configurationFile)))?
+                .objectValue
+        else { throw HarnessError.notRunning }
+        config["admin"] = ["host": "127.0.0.1", "port": .integer(Int64(port)), "tokenFile": "secrets/admin-token"]
+        try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(
+            to: URL(fileURLWithPath: configurationFile))
+    }
+
     func post(
         _ body: [UInt8], path: String = "/apple/notifications", port: Int? = nil
     ) async throws -> (status: Int, json: JSONValue?) {

@@ -1,0 +1,24 @@
+extension String {
+    /// The text with every control character (C0, DEL, C1, and the Unicode line and paragraph separators)
+    /// written as a `\u{…}` escape, so an error that quotes outside input — a configuration key, a CSV
+    /// header, a command-line argument — stays one line on a terminal or in a log and cannot forge another.
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: Self.isControl) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            if Self.isControl(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+}

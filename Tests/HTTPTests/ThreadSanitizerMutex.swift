@@ -1,0 +1,1 @@
+../../Sources/LifecycleCore/Concurrency/ThreadSanitizerMutex.swift

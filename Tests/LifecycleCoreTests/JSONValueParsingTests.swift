@@ -1,0 +1,58 @@
+import Testing
+
+@testable import LifecycleCore
+
+@Suite("JSONValue parsing")
+struct JSONValueParsingTests {
+    /// Regression (fuzzing, admin-request): `9223372036854775807.0` went through Double, became 2^63 and was
+    /// refused as out of range, though JSON Schema counts it as the integer the OpenAPI file allows.
+    @Test(
+        "numbers whose value is a whole Int64 are exact integers however they are written",
+        arguments: [
+            ("158.0", Int64(158)), ("1.58e2", 158), ("15800e-2", 158), ("-0", 0), ("-0.0", 0), ("0e99999999", 0),
+            ("9223372036854775807.0", .max), ("92233720368547758.07e2", .max), ("-9223372036854775808.000", .min),
+            ("1e18", 1_000_000_000_000_000_000),
+        ])
+    func wholeNumbersAreExact(text: String, value: Int64) throws {
+        #expect(try JSONValue.parse(text) == .integer(value))
+    }
+
+    @Test(
+        "other numbers stay Double, and non-finite ones are refused",
+        arguments: [
+            ("158.5", 158.5), ("9223372036854775808.0", 9.223372036854775808e18), ("1e19", 1e19), ("1e-400", 0),
+        ])
+    func otherNumbers(text: String, value: Double) throws {
+        #expect(try JSONValue.parse(text) == .number(value))
+    }
+
+    @Test("1e400, nesting deeper than the limit, duplicate names and trailing bytes are refused")
+    func refusals() {
+        for text in [
+            "1e400", "-1e400", String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000),
+            "{\"a\":1,\"a\":2}", "1 2", "[01]", "\"\\ud800\"",
+        ] {
+            #expect(JSONValue.parseIfValid(Array(text.utf8)) == nil, "\(text.prefix(20))")
+        }
+        let deepest =
+            String(repeating: "[", count: JSONValue.maximumNestingDepth)
+            + String(repeating: "]", count: JSONValue.maximumNestingDepth)
+        #expect(JSONValue.parseIfValid(Array(deepest.utf8)) != nil)
+    }
+
+    @Test("a long run of fraction digits is parsed in linear time")
+    func longFraction() throws {
+        let text = "0." + String(repeating: "0", count: 1 << 20) + "1e1048577"
+        #expect(try JSONValue.parse(text) == .integer(1))
+    }
+
+    /// Regression (fuzzing, json): 92233720368547751.5 is the Double 9.223372036854775e16, which was written
+    /// in exponent form and read back as an integer, so a second round changed the text.
+    @Test(
+        "serialisation is a fixed point after one parse",
+        arguments: ["[1.5,2.0,-0,1e300,\"\\u0000\"]", "{\"b\":1,\"a\":[{}]}", "[92233720368547751.5,1e20,1e001]"])
+    func serialisationFixedPoint(text: String) throws {
+        let once = try JSONValue.parse(text).serialized()
+        #expect(try JSONValue.parse(once).serialized() == once)
+    }
+}
