@@ -37,6 +37,13 @@ public struct NoteVerifierKey: Hashable, Sendable, CustomStringConvertible {
         keyID = Self.keyID(name: name, encodedKey: [Self.ed25519SignatureType] + publicKeyBytes)
     }
 
+    /// A key with a stated ID, unchecked: only for tests that model a forged key-ID collision.
+    init(name: String, keyID: UInt32, publicKeyBytes: [UInt8]) {
+        self.name = name
+        self.keyID = keyID
+        self.publicKeyBytes = publicKeyBytes
+    }
+
     /// Parses `<name>+<8 hex digits>+<base64(0x01 ‖ key)>` and checks that the stated key ID is the one the name
     /// and key produce, so a mistyped or swapped key string is refused rather than silently trusted.
     public init(parsing text: String) throws(TransparencyLogError) {
