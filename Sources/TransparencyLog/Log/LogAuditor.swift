@@ -30,6 +30,12 @@ public struct LogAuditor: Sendable {
         public var entriesChecked: UInt64 = 0
 
         public var isValid: Bool { checkpoint != nil && problems.isEmpty }
+
+        /// Adds a problem; false once the list is full and the audit should stop.
+        mutating func record(_ problem: TransparencyLogError) -> Bool {
+            problems.append(problem)
+            return problems.count < LogAuditor.problemLimit
+        }
     }
 
     /// An audit stops listing problems past this many: one rewritten tile can break thousands of checks.
@@ -37,31 +43,26 @@ public struct LogAuditor: Sendable {
 
     public func audit(keptCheckpoint: [UInt8]? = nil) -> Report {
         var report = Report()
-        func note(_ problem: TransparencyLogError) -> Bool {
-            report.problems.append(problem)
-            return report.problems.count < Self.problemLimit
-        }
         let current: SignedCheckpoint
         do {
             guard let bytes = try store.read(LogPublisher.checkpointPath) else {
-                _ = note(TransparencyLogError(.tileMissing, "the log has no checkpoint file"))
+                _ = report.record(TransparencyLogError(.tileMissing, "the log has no checkpoint file"))
                 return report
             }
             current = try SignedCheckpoint.open(bytes, origin: origin, trusting: trustedKeys)
         } catch {
-            _ = note(error)
+            _ = report.record(error)
             return report
         }
         report.checkpoint = current
         let size = current.checkpoint.size
         let reader = TileHashReader(store: store, treeSize: size)
-        guard checkTiles(reader, report: &report, note: note), checkEntries(reader, report: &report, note: note)
-        else { return report }
+        guard checkTiles(reader, report: &report), checkEntries(reader, report: &report) else { return report }
         do {
             let root = try reader.tree.rootHash(size: size)
             if root != current.checkpoint.rootHash {
                 guard
-                    note(
+                    report.record(
                         TransparencyLogError(
                             .rootMismatch,
                             "root mismatch: the tiles give root \(root) for size \(size), the checkpoint says "
@@ -73,7 +74,7 @@ public struct LogAuditor: Sendable {
                 try verifyConsistency(from: kept, to: current, reader: reader)
             }
         } catch {
-            _ = note(error)
+            _ = report.record(error)
         }
         return report
     }
@@ -112,9 +113,7 @@ public struct LogAuditor: Sendable {
 
     /// Every tile of every level is present and well formed, and every full tile hashes to its entry in the
     /// tile above (c2sp.org/tlog-tiles: level l+1 hashes are the Merkle hashes of full level-l tiles).
-    private func checkTiles(
-        _ reader: TileHashReader, report: inout Report, note: (TransparencyLogError) -> Bool
-    ) -> Bool {
+    private func checkTiles(_ reader: TileHashReader, report: inout Report) -> Bool {
         let size = reader.treeSize
         let levels = TileGeometry.levelCount(size: size)
         for level in 0..<levels {
@@ -134,7 +133,7 @@ public struct LogAuditor: Sendable {
                     if MerkleHash.perfectTreeRoot(hashes[...]) != parent[position] {
                         let parentPath = TileGeometry.tile(.hashes(level: level + 1), index: parentIndex, size: size)!
                         guard
-                            note(
+                            report.record(
                                 TransparencyLogError(
                                     .tileMismatch,
                                     "\(path) does not hash to hash \(position) of \(parentPath): one of the two "
@@ -142,7 +141,7 @@ public struct LogAuditor: Sendable {
                         else { return false }
                     }
                 } catch {
-                    guard note(error) else { return false }
+                    guard report.record(error) else { return false }
                 }
             }
         }
@@ -150,9 +149,7 @@ public struct LogAuditor: Sendable {
     }
 
     /// Every entry in the bundles hashes to the leaf hash at its index in the level-0 tiles.
-    private func checkEntries(
-        _ reader: TileHashReader, report: inout Report, note: (TransparencyLogError) -> Bool
-    ) -> Bool {
+    private func checkEntries(_ reader: TileHashReader, report: inout Report) -> Bool {
         let size = reader.treeSize
         let bundles = (size + 255) >> 8
         var bundle: UInt64 = 0
@@ -165,7 +162,7 @@ public struct LogAuditor: Sendable {
                 for (offset, entry) in entries.enumerated() where MerkleHash.leaf(entry) != leaves[offset] {
                     let tile = TileGeometry.tile(.hashes(level: 0), index: bundle, size: size)!
                     guard
-                        note(
+                        report.record(
                             TransparencyLogError(
                                 .tileMismatch,
                                 "\(path) entry \(offset) (log index \(bundle << 8 + UInt64(offset))) does not hash to "
@@ -174,7 +171,7 @@ public struct LogAuditor: Sendable {
                 }
                 report.entriesChecked += UInt64(entries.count)
             } catch {
-                guard note(error) else { return false }
+                guard report.record(error) else { return false }
             }
         }
         return true
