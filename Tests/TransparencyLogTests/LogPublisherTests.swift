@@ -72,7 +72,8 @@ struct LogPublisherTests {
         let report = log.auditor.audit()
         #expect(!report.isValid)
         let messages = report.problems.map(\.description)
-        #expect(messages.contains { $0.contains("tile/0/001 does not hash to hash 1 of tile/1/000.p/2") }, "\(messages)")
+        #expect(
+            messages.contains { $0.contains("tile/0/001 does not hash to hash 1 of tile/1/000.p/2") }, "\(messages)")
         #expect(messages.contains { $0.contains("tile/entries/001 entry 5 (log index 261)") }, "\(messages)")
     }
 
@@ -145,11 +146,13 @@ struct LogPublisherTests {
     func wrongKeyOrOrigin() throws {
         var log = try LogFixture()
         try log.append(3)
-        let stranger = try NoteVerifierKey(name: LogFixture.origin, publicKey: try Ed25519PrivateKey.generate().publicKey)
+        let stranger = try NoteVerifierKey(
+            name: LogFixture.origin, publicKey: try Ed25519PrivateKey.generate().publicKey)
         let report = LogAuditor(directory: log.path, origin: LogFixture.origin, trusting: [stranger]).audit()
         #expect(report.checkpoint == nil)
         #expect(report.problems.map(\.code) == [.noTrustedSignature])
-        let other = LogAuditor(directory: log.path, origin: "reports.example/other", trusting: [log.signer.verifierKey]).audit()
+        let other = LogAuditor(directory: log.path, origin: "reports.example/other", trusting: [log.signer.verifierKey])
+            .audit()
         #expect(other.problems.map(\.code) == [.originMismatch])
     }
 

@@ -21,7 +21,9 @@ struct LogFixture {
 
     var path: String { directory.path }
     var store: DirectoryTileStore { publisher.store }
-    var auditor: LogAuditor { LogAuditor(directory: directory.path, origin: Self.origin, trusting: [signer.verifierKey]) }
+    var auditor: LogAuditor {
+        LogAuditor(directory: directory.path, origin: Self.origin, trusting: [signer.verifierKey])
+    }
 
     /// Appends `count` entries that look like manifest lines and deletion outcomes (no personal data).
     @discardableResult
