@@ -48,16 +48,17 @@ public struct NoteVerifierKey: Hashable, Sendable, CustomStringConvertible {
     /// and key produce, so a mistyped or swapped key string is refused rather than silently trusted.
     public init(parsing text: String) throws(TransparencyLogError) {
         // The name and key ID hold no "+", the base64 key may: split at the first two only.
-        let fields = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        let fields = Array(text.utf8).split(
+            separator: UInt8(ascii: "+"), maxSplits: 2, omittingEmptySubsequences: false)
         guard fields.count == 3 else {
             throw TransparencyLogError(.malformedKey, "a verifier key is <name>+<8 hex digits>+<base64 key>")
         }
-        let name = String(fields[0])
-        let hex = Array(fields[1].utf8)
+        let name = String(decoding: fields[0], as: UTF8.self)
+        let hex = Array(fields[1])
         guard hex.count == 8, let statedID = Self.parseHex32(hex) else {
             throw TransparencyLogError(.malformedKey, "verifier key \"\(name)\": the key ID is not 8 hex digits")
         }
-        guard let encoded = StandardBase64.decode(String(fields[2])), let algorithm = encoded.first else {
+        guard let encoded = StandardBase64.decode(bytes: fields[2]), let algorithm = encoded.first else {
             throw TransparencyLogError(.malformedKey, "verifier key \"\(name)\": the key is not base64")
         }
         guard algorithm == Self.ed25519SignatureType else {

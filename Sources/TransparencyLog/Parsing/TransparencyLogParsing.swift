@@ -18,26 +18,21 @@ public enum TransparencyLogParsing {
 
     public static func parseAll(_ bytes: [UInt8]) -> Outcome {
         var outcome = Outcome()
+        let text = String(decoding: bytes, as: UTF8.self)
         if let note = try? SignedNote(parsing: bytes) {
             outcome.note = true
-            // Checkpoints arrive as note texts; round-trip them the way a verifier would read them.
+            // Checkpoints arrive as note texts; read them the way a verifier would.
             outcome.checkpoint = (try? Checkpoint(parsing: note.text)) != nil
         }
-        if !outcome.checkpoint {
-            outcome.checkpoint = (try? Checkpoint(parsing: String(decoding: bytes, as: UTF8.self))) != nil
-        }
+        if !outcome.checkpoint { outcome.checkpoint = (try? Checkpoint(parsing: text)) != nil }
         outcome.proof = (try? LogProof(parsing: bytes)) != nil
-        let text = String(decoding: bytes, as: UTF8.self)
         outcome.verifierKey = (try? NoteVerifierKey(parsing: text)) != nil
         outcome.tilePath = (try? TilePath(parsing: text)) != nil
         let width = max(1, min(TilePath.fullWidth, bytes.count / MerkleHash.byteCount))
-        outcome.hashTile =
-            (try? TileContent.parseHashTile(bytes, path: TilePath(kind: .hashes(level: 0), index: 0, width: width)))
-            != nil
-        let entryWidth = Int(bytes.first ?? 0) % TilePath.fullWidth + 1
-        outcome.entryBundle =
-            (try? TileContent.parseEntryBundle(bytes, path: TilePath(kind: .entries, index: 0, width: entryWidth)))
-            != nil
+        let hashTile = TilePath(kind: .hashes(level: 0), index: 0, width: width)
+        outcome.hashTile = (try? TileContent.parseHashTile(bytes, path: hashTile)) != nil
+        let bundle = TilePath(kind: .entries, index: 0, width: Int(bytes.first ?? 0) % TilePath.fullWidth + 1)
+        outcome.entryBundle = (try? TileContent.parseEntryBundle(bytes, path: bundle)) != nil
         return outcome
     }
 }

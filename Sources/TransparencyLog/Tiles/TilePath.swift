@@ -51,7 +51,8 @@ public struct TilePath: Hashable, Sendable, CustomStringConvertible {
     /// Parses a tile path; refuses levels past 63, leading zeroes in `L` or `W`, a missing `x`, a width of 0 or
     /// 256 written as partial, and anything else the encoding does not produce. Never traps.
     public init(parsing text: String) throws(TransparencyLogError) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        let parts = Array(text.utf8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(
+            Array.init)
         func bad(_ why: String) -> TransparencyLogError {
             TransparencyLogError(.malformedTile, "tile path \"\(String(text.prefix(80)))\": \(why)")
         }
