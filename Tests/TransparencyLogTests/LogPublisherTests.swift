@@ -183,6 +183,30 @@ struct LogPublisherTests {
         #expect(log.auditor.audit(keptCheckpoint: checkpoint).isValid)
     }
 
+    @Test("an empty log publishes the empty tree's root and audits clean")
+    func emptyLog() throws {
+        let log = try LogFixture()
+        let appended = try log.publisher.append([])
+        #expect(appended.checkpoint.checkpoint.size == 0)
+        #expect(appended.checkpoint.checkpoint.rootHash == .emptyTree)
+        #expect(log.auditor.audit().isValid)
+        #expect(throws: TransparencyLogError.self) { try log.publisher.receipt(index: 0) }
+    }
+
+    @Test("appends from several threads at once are serialised by the directory lock; none is lost")
+    func concurrentAppends() throws {
+        let log = try LogFixture()
+        let publisher = log.publisher
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for batch in 0..<5 {
+                _ = try? publisher.append((0..<7).map { Array("worker \(worker) batch \(batch) entry \($0)".utf8) })
+            }
+        }
+        let report = log.auditor.audit()
+        #expect(report.isValid, "\(report.problems)")
+        #expect(report.checkpoint?.checkpoint.size == 4 * 5 * 7)
+    }
+
     @Test("the directory store refuses paths that leave the log")
     func pathsStayInside() throws {
         let log = try LogFixture()
