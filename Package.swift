@@ -31,6 +31,10 @@ let package = Package(
         // OpenSSL-backed primitives: digests, MAC, signatures, keys, randomness.
         .target(name: "LifecycleCrypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: strict),
 
+        // Transparency log in the standard formats: RFC 9162 Merkle proofs, C2SP signed notes, checkpoints,
+        // tlog-tiles and tlog-proof receipts.
+        .target(name: "TransparencyLog", dependencies: ["LifecycleCrypto"], swiftSettings: strict),
+
         // Apple's signed notifications: JWS, JWKS, verification, event decoding.
         .target(
             name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
@@ -71,6 +75,9 @@ let package = Package(
         .testTarget(
             name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "TransparencyLogTests", dependencies: ["TransparencyLog", "LifecycleCrypto", "TestSupport"],
+            exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LifecycleServiceTests", dependencies: ["LifecycleService", "TestSupport"],

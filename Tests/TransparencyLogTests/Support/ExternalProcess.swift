@@ -1,0 +1,36 @@
+import Foundation
+
+/// Runs outside programs (the Python verifiers) and captures what they print.
+enum ExternalProcess {
+    struct Result {
+        var status: Int32
+        var output: String
+    }
+
+    /// The first executable called `name` on PATH.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+}
