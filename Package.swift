@@ -59,6 +59,8 @@ let package = Package(
 
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
         .testTarget(
+            name: "LifecycleCryptoTests", dependencies: ["LifecycleCrypto", "COpenSSL"], swiftSettings: strict),
+        .testTarget(
             name: "AppleNotificationsTests",
             dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
