@@ -36,6 +36,12 @@ let package = Package(
             name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
             swiftSettings: strict),
 
+        // Apple's Sign in with Apple REST API: client secrets, token exchange, refresh and revocation, the
+        // id_token check, and `apple check`.
+        .target(
+            name: "AppleAccountAPI", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "HTTP"],
+            swiftSettings: strict),
+
         // Durable state: the Store protocol and its SQLite and PostgreSQL implementations.
         .target(
             name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"],
