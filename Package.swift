@@ -63,6 +63,12 @@ let package = Package(
             name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
             path: "Tests/TestSupport", swiftSettings: strict),
 
+        // A stand-in for Apple's Sign in with Apple REST API on loopback over TLS, for tests.
+        .target(
+            name: "AppleRESTFake",
+            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport"],
+            path: "Tests/AppleRESTFake", swiftSettings: strict),
+
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
         .testTarget(
             name: "LifecycleCryptoTests", dependencies: ["LifecycleCrypto", "COpenSSL"], swiftSettings: strict),
