@@ -73,6 +73,12 @@ let package = Package(
         .testTarget(
             name: "LifecycleCryptoTests", dependencies: ["LifecycleCrypto", "COpenSSL"], swiftSettings: strict),
         .testTarget(
+            name: "AppleAccountAPITests",
+            dependencies: [
+                "AppleAccountAPI", "AppleRESTFake", "AppleNotifications", "LifecycleCrypto", "HTTP", "TestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "AppleNotificationsTests",
             dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
