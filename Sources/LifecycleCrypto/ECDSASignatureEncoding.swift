@@ -12,6 +12,9 @@ public enum ECDSASignatureEncoding {
     /// Octets of each of `r` and `s` in the JOSE form of a P-256 signature (RFC 7518 §3.4).
     public static let p256ComponentLength = 32
 
+    /// Widest component accepted: P-521's 66 octets with room to spare, so sizes never overflow.
+    static let maximumComponentLength = 128
+
     private static let sequenceTag: UInt8 = 0x30
     private static let integerTag: UInt8 = 0x02
 
@@ -20,7 +23,7 @@ public enum ECDSASignatureEncoding {
     public static func jose(
         fromDER der: [UInt8], componentLength: Int = p256ComponentLength
     ) -> [UInt8]? {
-        guard componentLength > 0 else { return nil }
+        guard componentLength > 0, componentLength <= maximumComponentLength else { return nil }
         var reader = DERReader(bytes: der)
         guard reader.readByte() == sequenceTag, let contentLength = reader.readLength(),
             contentLength == reader.remaining
@@ -39,7 +42,8 @@ public enum ECDSASignatureEncoding {
     public static func der(
         fromJOSE jose: [UInt8], componentLength: Int = p256ComponentLength
     ) -> [UInt8]? {
-        guard componentLength > 0, jose.count == componentLength * 2 else { return nil }
+        guard componentLength > 0, componentLength <= maximumComponentLength, jose.count == componentLength * 2
+        else { return nil }
         let r = integer(jose[0..<componentLength])
         let s = integer(jose[componentLength...])
         return [sequenceTag] + length(r.count + s.count) + r + s

@@ -77,3 +77,27 @@ struct AppleCodeExchangeTests {
         }
     }
 }
+
+@Suite("Linking when Apple's key set is unavailable", .serialized)
+struct AppleCodeExchangeKeysTests {
+    @Test("a key set that cannot be fetched from /auth/keys refuses the id_token as retryable, not as forged")
+    func keysDown() async throws {
+        try await withAppleHarness { harness in
+            harness.fake.setBehaviour(.serverError(status: 503), for: .keys)
+            let code = harness.fake.issueAuthorizationCode(clientID: native.id, subject: TestFixtures.subject)
+            let result = await AppleCodeExchange(
+                client: harness.client(), verifier: harness.identityVerifier(), now: harness.clock.now
+            ).link(
+                code: AppleAuthorizationCode(code), redirectURI: nil, clientID: native.id,
+                expectedSubject: TestFixtures.subject)
+            guard case .identityToken(let error)? = result.failure else {
+                Issue.record("linked without keys: \(result)")
+                return
+            }
+            #expect(error.code == .unknownKid)
+            #expect(error.isRetryable)
+            #expect(error.description.contains("answered 503"))
+            #expect(harness.fake.requests(to: .keys).count == 1)
+        }
+    }
+}

@@ -1,6 +1,8 @@
 import AppleAccountAPI
 import AppleNotifications
 import AppleRESTFake
+import FoundationEssentials
+import Glibc
 import HTTP
 import LifecycleCore
 import LifecycleCrypto
@@ -172,5 +174,31 @@ struct FakeAppleServiceTests {
             #expect([getToken.status, postKeys.status, other.status] == [405, 405, 404])
             #expect(harness.fake.requests.map(\.status) == [200, 405, 405, 404])
         }
+    }
+}
+
+@Suite("A fake team for end-to-end tests")
+struct FakeAppleTeamTests {
+    @Test("the team writes a 0600 .p8 that loads as credentials the fake accepts")
+    func keyFile() async throws {
+        let team = try FakeAppleTeam(clientIDs: [native.id])
+        let directory = try TemporaryDirectory(prefix: "fake-team")
+        let path = try team.writeKeyFile(to: directory.path)
+        #expect(path.hasSuffix("/AuthKey_KEYA1B2C3D.p8"))
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        let pem = try #require(FileManager.default.contents(atPath: path))
+        let credentials = try AppleCredentials(
+            teamID: team.teamID, keyID: team.keyID, privateKeyPEM: Array(pem), clients: [native])
+        let clock = ManualClock()
+        let fake = try FakeAppleAccountService(configuration: team.configuration, now: clock.now)
+        let client = AppleRESTClient(
+            secrets: try ClientSecretMinter(credentials: credentials, now: clock.now),
+            configuration: AppleRESTConfiguration(
+                baseURL: try AppleBaseURL.parse(fake.baseURL).get(), trustedCAFile: fake.caFile))
+        let report = await AppleCredentialCheck(client: client).run()
+        await fake.stop()
+        #expect(report.credentialsAccepted)
     }
 }

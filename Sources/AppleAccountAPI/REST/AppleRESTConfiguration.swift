@@ -4,8 +4,9 @@ public struct AppleRESTConfiguration: Hashable, Sendable {
     public var baseURL: AppleBaseURL
     /// PEM file of trusted roots; nil trusts the system store. Tests point it at the CA of a local stand-in.
     public var trustedCAFile: String?
-    /// Bounds the TCP connect and TLS handshake, and then again the request/response exchange. Default 10 s:
-    /// Apple answers in well under a second, and a worker must not hang on a black-holed connection.
+    /// Bounds the TCP connect and each wait of the TLS handshake, then the request/response exchange (checked
+    /// between reads, each read waiting at most this long), so a black-holed connection fails within a small
+    /// multiple of it. Default 10 s: Apple answers in well under a second, and a worker must not hang.
     public var timeout: Duration
     /// Largest response body read. Apple's answers are under 4 KiB; default 64 KiB.
     public var maximumResponseBytes: Int
