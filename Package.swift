@@ -40,6 +40,12 @@ let package = Package(
             name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
             swiftSettings: strict),
 
+        // Apple's Sign in with Apple REST API: client secrets, token exchange, refresh and revocation, the
+        // id_token check, and `apple check`.
+        .target(
+            name: "AppleAccountAPI", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "HTTP"],
+            swiftSettings: strict),
+
         // Durable state: the Store protocol and its SQLite and PostgreSQL implementations.
         .target(
             name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"],
@@ -68,7 +74,21 @@ let package = Package(
             name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
             path: "Tests/TestSupport", swiftSettings: strict),
 
+        // A stand-in for Apple's Sign in with Apple REST API on loopback over TLS, for tests.
+        .target(
+            name: "AppleRESTFake",
+            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport"],
+            path: "Tests/AppleRESTFake", swiftSettings: strict),
+
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
+        .testTarget(
+            name: "LifecycleCryptoTests", dependencies: ["LifecycleCrypto", "COpenSSL"], swiftSettings: strict),
+        .testTarget(
+            name: "AppleAccountAPITests",
+            dependencies: [
+                "AppleAccountAPI", "AppleRESTFake", "AppleNotifications", "LifecycleCrypto", "HTTP", "TestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AppleNotificationsTests",
             dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),

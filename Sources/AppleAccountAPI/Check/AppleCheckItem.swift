@@ -1,0 +1,39 @@
+/// One line of `apple check`: what was checked, for which client ID, the verdict, and the fix.
+public struct AppleCheckItem: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        case pass
+        /// Apple could not answer the question now (throttled, 5xx): nothing to fix, but not verified either.
+        case warning
+        case fail
+        /// Not run because an earlier check it depends on failed.
+        case skipped
+
+        /// ✓ pass, ! warning, ✗ fail, - skipped (as in `endpoint check`).
+        public var symbol: String {
+            switch self {
+            case .pass: "✓"
+            case .warning: "!"
+            case .fail: "✗"
+            case .skipped: "-"
+            }
+        }
+    }
+
+    /// Stable identifier for `--json` consumers: `client-secret` or `token-endpoint`.
+    public var id: String
+    /// The client ID the line is about.
+    public var clientID: String
+    public var status: Status
+    /// What was checked and what was found, one line.
+    public var detail: String
+    /// What to change, for warnings and failures.
+    public var fix: String?
+
+    public init(id: String, clientID: String, status: Status, detail: String, fix: String? = nil) {
+        self.id = id
+        self.clientID = clientID
+        self.status = status
+        self.detail = detail
+        self.fix = fix
+    }
+}
