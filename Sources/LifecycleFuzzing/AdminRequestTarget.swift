@@ -6,7 +6,7 @@ import LifecycleService
 ///
 /// Properties: an accepted `eventTime` formats and parses back; accepted counts are non-negative and
 /// survive being written as `n` and as `n.0`; accepted queries give limits in 1...1000 and positive `after`
-/// ids that print back to the same id; every refusal is a 4xx with a code.
+/// ids that print back to the same id; every refusal is a 4xx with a code that round-trips.
 enum AdminRequestTarget {
     static let target = FuzzTarget(
         name: "admin-request",
@@ -43,7 +43,10 @@ enum AdminRequestTarget {
             throw failure
         } catch let refusal as AdminError {
             try require((400...499).contains(refusal.status), "refused with status \(refusal.status)")
-            try require(!refusal.code.isEmpty, "a refusal without a code")
+            // The code is an ``AdminErrorCode`` by type; its wire form must parse back (what a client switches on).
+            try require(
+                AdminErrorCode(rawValue: refusal.code.rawValue) == refusal.code,
+                "code \(refusal.code) does not round-trip")
         } catch {
             throw PropertyFailure("unexpected error \(error)")
         }

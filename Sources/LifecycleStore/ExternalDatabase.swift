@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// An application's own database, opened to erase one user's rows (an erasure target) — SQLite or
 /// PostgreSQL behind the same three calls, so the erasure logic is written once.
 public protocol ExternalDatabase: AnyObject {
@@ -10,7 +12,7 @@ public protocol ExternalDatabase: AnyObject {
 
 /// What an external database failure tells the caller: a stable code, and whether retrying may help.
 public protocol ExternalDatabaseFailure: Error {
-    var code: String { get }
+    var code: FailureCode { get }
     var isTransient: Bool { get }
 }
 

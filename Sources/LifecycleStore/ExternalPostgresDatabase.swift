@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// An application's own PostgreSQL database, opened only to erase one user's rows (an erasure job's
 /// `postgres` target) or to read its accounts for the reconciler: the twin of ``ExternalSQLiteDatabase``.
 /// Not the service's store: no migrations, no schema, one plain session.
@@ -9,10 +11,10 @@
 ///
 /// Use it from one thread at a time: open, run, close. It is not `Sendable`.
 public final class ExternalPostgresDatabase {
-    /// Why an operation failed: `postgres-connect`, `postgres-statement` or `postgres-parameter`, plus the
+    /// Why an operation failed: `postgres_connect`, `postgres_statement` or `postgres_parameter`, plus the
     /// server's words.
     public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var code: String
+        public var code: FailureCode
         public var message: String
         /// True for what a later attempt may not meet: a broken or refused connection (SQLSTATE class 08),
         /// a serialization failure or deadlock (class 40), a server short of resources (53) or shutting down
@@ -21,7 +23,7 @@ public final class ExternalPostgresDatabase {
 
         public var description: String { "\(code): \(message)" }
 
-        init(code: String, _ error: PostgresError) {
+        init(code: FailureCode, _ error: PostgresError) {
             self.code = code
             message = error.description
             let state = error.sqlState ?? ""
@@ -30,7 +32,7 @@ public final class ExternalPostgresDatabase {
                 || ["57P01", "57P02", "57P03", "55P03"].contains(state)
         }
 
-        init(code: String, message: String, isTransient: Bool) {
+        init(code: FailureCode, message: String, isTransient: Bool) {
             self.code = code
             self.message = message
             self.isTransient = isTransient
@@ -44,7 +46,7 @@ public final class ExternalPostgresDatabase {
         do {
             connection = try PostgresConnection(url: url, schema: nil, connectTimeoutSeconds: connectTimeoutSeconds)
         } catch {
-            throw Failure(code: "postgres-connect", error)
+            throw Failure(code: .postgresConnect, error)
         }
     }
 
@@ -81,7 +83,7 @@ public final class ExternalPostgresDatabase {
     public func vacuum(_ tables: [String]) throws(Failure) -> String {
         for table in tables {
             guard Self.isTableName(table) else {
-                throw Failure(code: "postgres-parameter", message: "not a table name", isTransient: false)
+                throw Failure(code: .postgresParameter, message: "not a table name", isTransient: false)
             }
             let quoted = table.split(separator: ".").map { "\"\($0)\"" }.joined(separator: ".")
             _ = try run { () throws(PostgresError) in try connection.execute("VACUUM \(quoted)") }
@@ -147,7 +149,7 @@ public final class ExternalPostgresDatabase {
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     finished = true
-                    throw Failure(code: "postgres-statement", error)
+                    throw Failure(code: .postgresStatement, error)
                 }
                 position = 0
                 if page.isEmpty {
@@ -166,7 +168,7 @@ public final class ExternalPostgresDatabase {
         do {
             return try body()
         } catch {
-            throw Failure(code: "postgres-statement", error)
+            throw Failure(code: .postgresStatement, error)
         }
     }
 
@@ -177,7 +179,7 @@ public final class ExternalPostgresDatabase {
         var values: [any PostgresBindable] = []
         for name in named.names {
             guard let value = parameters[name] else {
-                throw Failure(code: "postgres-parameter", message: "no value for :\(name)", isTransient: false)
+                throw Failure(code: .postgresParameter, message: "no value for :\(name)", isTransient: false)
             }
             values.append(value)
         }

@@ -1,4 +1,5 @@
 import CSQLite
+import LifecycleCore
 
 extension ExternalSQLiteDatabase {
     /// Rows of a query, read one at a time: the reconciler streams an app's accounts without loading them.
@@ -27,7 +28,7 @@ extension ExternalSQLiteDatabase {
             guard code == SQLITE_ROW else {
                 let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(statement)))
                 throw Failure(
-                    code: code == SQLITE_BUSY ? "sqlite-busy" : "sqlite-step", message: message,
+                    code: code == SQLITE_BUSY ? .sqliteBusy : .sqliteStep, message: message,
                     isTransient: code == SQLITE_BUSY || code == SQLITE_LOCKED)
             }
             return (0..<Int32(columns.count)).map { index in
@@ -39,10 +40,10 @@ extension ExternalSQLiteDatabase {
 
     /// Prepares `sql` (no parameters) and returns its rows.
     public func rows(_ sql: String) throws(Failure) -> Rows {
-        guard let handle else { throw Failure(code: "sqlite-open", message: "database is closed", isTransient: false) }
+        guard let handle else { throw Failure(code: .sqliteOpen, message: "database is closed", isTransient: false) }
         var statement: OpaquePointer?
         let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        guard prepared == SQLITE_OK, let statement else { throw failure("sqlite-prepare", prepared) }
+        guard prepared == SQLITE_OK, let statement else { throw failure(.sqlitePrepare, prepared) }
         return Rows(statement: statement)
     }
 }

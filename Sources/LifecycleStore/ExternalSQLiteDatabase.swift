@@ -1,6 +1,7 @@
 import CSQLite
 import CShims
 import Glibc
+import LifecycleCore
 
 /// An application's own SQLite database, opened only to erase one user's rows (an erasure job's `sqlite`
 /// target, DESIGN.md §7). Not the service's store: no migrations, no pragmas beyond a busy timeout, and the
@@ -12,10 +13,10 @@ import Glibc
 ///
 /// Use it from one thread at a time: open, run, close. It is not `Sendable`.
 public final class ExternalSQLiteDatabase {
-    /// Why an operation failed, as a stable machine code (`sqlite-open`, `sqlite-prepare`, `sqlite-step`,
-    /// `sqlite-busy`, `sqlite-parameter`) plus SQLite's own message, for the step's error code and the log.
+    /// Why an operation failed, as a stable machine code (`sqlite_open`, `sqlite_prepare`, `sqlite_step`,
+    /// `sqlite_busy`, `sqlite_parameter`) plus SQLite's own message, for the step's error code and the log.
     public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var code: String
+        public var code: FailureCode
         public var message: String
         /// True when a later attempt may succeed: a lock held elsewhere (`SQLITE_BUSY`/`SQLITE_LOCKED`) or a
         /// file that could not be opened.
@@ -46,7 +47,7 @@ public final class ExternalSQLiteDatabase {
             sqlite3_close_v2(connection)
             // A file that is missing or unreadable now (a volume not mounted yet, a restore in progress) may
             // be back on a later attempt.
-            throw Failure(code: "sqlite-open", message: message, isTransient: true)
+            throw Failure(code: .sqliteOpen, message: message, isTransient: true)
         }
         handle = connection
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -71,7 +72,7 @@ public final class ExternalSQLiteDatabase {
     /// `busyMilliseconds` (the app's writers wait meanwhile), then pauses `pauseMilliseconds`.
     ///
     /// - Returns: what was done, for the step's evidence.
-    /// - Throws: `sqlite-wal-busy` (transient) when the app's readers kept the log busy on every attempt.
+    /// - Throws: `sqlite_wal_busy` (transient) when the app's readers kept the log busy on every attempt.
     public func removeRemnants(
         busyMilliseconds: Int32 = 100, attempts: Int = 20, pauseMilliseconds: UInt32 = 200
     ) throws(Failure) -> String {
@@ -89,7 +90,7 @@ public final class ExternalSQLiteDatabase {
             if attempt < attempts { usleep(pauseMilliseconds * 1000) }
         }
         throw Failure(
-            code: "sqlite-wal-busy", message: "the app's readers kept the write-ahead log busy; it was not truncated",
+            code: .sqliteWALBusy, message: "the app's readers kept the write-ahead log busy; it was not truncated",
             isTransient: true)
     }
 
@@ -130,11 +131,11 @@ public final class ExternalSQLiteDatabase {
     private func run(
         _ sql: String, parameters: [String: String], row: (OpaquePointer) -> Void = { _ in }
     ) throws(Failure) {
-        guard let handle else { throw Failure(code: "sqlite-open", message: "database is closed", isTransient: false) }
+        guard let handle else { throw Failure(code: .sqliteOpen, message: "database is closed", isTransient: false) }
         var statement: OpaquePointer?
         let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard prepared == SQLITE_OK, let statement else {
-            throw failure("sqlite-prepare", prepared)
+            throw failure(.sqlitePrepare, prepared)
         }
         defer { sqlite3_finalize(statement) }
         let count = sqlite3_bind_parameter_count(statement)
@@ -142,18 +143,18 @@ public final class ExternalSQLiteDatabase {
             for index in 1...count {
                 guard let cName = sqlite3_bind_parameter_name(statement, index) else {
                     throw Failure(
-                        code: "sqlite-parameter", message: "positional parameters are not supported; use :sub",
+                        code: .sqliteParameter, message: "positional parameters are not supported; use :sub",
                         isTransient: false)
                 }
                 let name = String(cString: cName)
                 guard let value = parameters[String(name.dropFirst())] else {
                     throw Failure(
-                        code: "sqlite-parameter", message: "unknown parameter \(name); only :sub is bound",
+                        code: .sqliteParameter, message: "unknown parameter \(name); only :sub is bound",
                         isTransient: false)
                 }
                 // The shim binds with SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
                 let bound = shim_sqlite3_bind_text(statement, index, value, -1)
-                guard bound == SQLITE_OK else { throw failure("sqlite-parameter", bound) }
+                guard bound == SQLITE_OK else { throw failure(.sqliteParameter, bound) }
             }
         }
         while true {
@@ -163,15 +164,15 @@ public final class ExternalSQLiteDatabase {
             } else if stepped == SQLITE_DONE {
                 return
             } else {
-                throw failure("sqlite-step", stepped)
+                throw failure(.sqliteStep, stepped)
             }
         }
     }
 
-    func failure(_ code: String, _ result: Int32) -> Failure {
+    func failure(_ code: FailureCode, _ result: Int32) -> Failure {
         let primary = result & 0xFF
         let transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(result)"
-        return Failure(code: transient ? "sqlite-busy" : code, message: message, isTransient: transient)
+        return Failure(code: transient ? .sqliteBusy : code, message: message, isTransient: transient)
     }
 }

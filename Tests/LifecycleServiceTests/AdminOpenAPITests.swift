@@ -42,6 +42,13 @@ struct AdminOpenAPITests {
         #expect(document["security"] == [["adminToken": []]])
     }
 
+    @Test("the documented error codes are exactly the codes the server can answer")
+    func errorCodesMatch() throws {
+        let documented = try #require(
+            try Self.document()["components"]?["schemas"]?["Error"]?["properties"]?["error"]?["enum"]?.arrayValue)
+        #expect(documented.compactMap(\.stringValue) == AdminErrorCode.allCases.map(\.rawValue))
+    }
+
     @Test("every documented operation is routed and every route is documented")
     func documentMatchesRoutes() throws {
         let documented = Set(try Self.operations(try Self.document()).map { "\($0.method) \($0.path)" })
@@ -141,7 +148,7 @@ struct AdminOpenAPITests {
                 jobID: failed, index: 0,
                 step: ErasureStep(
                     target: "app-db", status: .failed, attempts: 3, nextAttemptAt: nil, lastAttemptAt: now,
-                    finishedAt: now, evidence: ErasureStepEvidence(errorCode: "sqlite-open")),
+                    finishedAt: now, evidence: ErasureStepEvidence(errorCode: .sqliteOpen)),
                 owner: "seed", at: now)
             try writer.recordErasureStep(
                 jobID: waiting, index: 0,

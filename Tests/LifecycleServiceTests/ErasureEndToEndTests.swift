@@ -128,7 +128,7 @@ struct ErasureEndToEndTests {
         let step = job.job.steps[0]
         #expect(step.status == .failed)
         #expect(step.attempts == 3, "erasure.maxAttempts")
-        #expect(step.evidence.errorCode == "sqlite-open")
+        #expect(step.evidence.errorCode == .sqliteOpen)
         // Jitter 0.999 of caps 20 ms and 40 ms: the three attempts span at least 59 ms.
         let first = try #require(job.stepsStartedAt[0])
         let last = try #require(step.lastAttemptAt)
@@ -184,7 +184,7 @@ struct ErasureEndToEndTests {
         let job = try #require(jobs.first)
         #expect(job.job.steps[0].status == .unverified)
         #expect(job.job.steps[0].evidence.verificationCount == 1)
-        #expect(job.job.steps[0].evidence.errorCode == ErasureStep.verificationNonZeroCode)
+        #expect(job.job.steps[0].evidence.errorCode == .verificationNonzero)
         #expect(job.status == .unverified)
         await harness.stop()
     }

@@ -138,14 +138,14 @@ struct ErasureStoreContractTests {
             let claim = try #require(claims.first)
             var job = claim.job.job
             _ = job.record(
-                stepResult: .failed(ErasureStepEvidence(errorCode: "sqlite-prepare"), retryable: false), step: 0,
+                stepResult: .failed(ErasureStepEvidence(errorCode: .sqlitePrepare), retryable: false), step: 0,
                 at: t0, retry: retry, random: 0)
             let step = job.steps[0]
             let failed = try await store.write { [t0] in
                 try $0.recordErasureStep(jobID: id, index: 0, step: step, owner: "a", at: t0)
             }
             #expect(failed?.status == .failed)
-            #expect(failed?.job.steps[0].evidence.errorCode == "sqlite-prepare")
+            #expect(failed?.job.steps[0].evidence.errorCode == .sqlitePrepare)
             let reset = try await store.write { [t0] in try $0.retryErasureJob(id: id, now: t0.adding(seconds: 9)) }
             #expect(reset == 1)
             let retried = try #require(try await store.read { try $0.erasureJob(id: id) })

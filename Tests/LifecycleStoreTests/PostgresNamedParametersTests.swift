@@ -38,7 +38,7 @@ struct PostgresNamedParametersTests {
             _ = try ExternalPostgresDatabase.bind("DELETE FROM t WHERE a = :sub AND b = :app", ["sub": "001.secret.01"])
         } throws: { error in
             let failure = error as? ExternalPostgresDatabase.Failure
-            return failure?.code == "postgres-parameter" && failure?.message == "no value for :app"
+            return failure?.code == .postgresParameter && failure?.message == "no value for :app"
                 && failure?.isTransient == false
         }
     }

@@ -85,6 +85,35 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("evidence stored with the old kebab-case failure codes reads back in the one snake_case spelling")
+    func failureCodesAreRespelled() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("lifecycle.sqlite")
+            let t0 = Fixtures.receivedAt
+            let beforeRespelling = Migrator(migrations: Array(SQLiteSchema.migrations.prefix(11)))
+            let store = try await SQLiteStore.open(path: path, configuration: .init(), migrator: beforeRespelling)
+            let plan = ErasureJobPlan(
+                policyReference: "kr-pipa@1#abc123", trigger: .accountDeleted, eventTime: t0, origin: .rule(index: 0),
+                categories: [.profile], targets: ["app-db", "backend"], notBefore: t0,
+                deadline: t0.adding(seconds: 86_400), cancelIfRelinked: false, basis: nil)
+            let id = try await store.write {
+                try $0.insertErasureJob(app: "shop", subject: "001.a.1", plan: plan, createdAt: t0)
+            }
+            await store.close()
+            // What a release before the one spelling wrote.
+            let old = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 1_000)
+            try old.execute(
+                "UPDATE erasure_steps SET error_code = CASE ordinal WHEN 0 THEN 'http-500' ELSE 'webhook-not-configured' END WHERE job_id = ?",
+                [id])
+            old.close()
+
+            let current = try await SQLiteStore.open(path: path)
+            let job = try #require(try await current.read { try $0.erasureJob(id: id) })
+            await current.close()
+            #expect(job.job.steps.map(\.evidence.errorCode) == [.httpStatus(500), .noWebhookConfigured])
+        }
+    }
+
     @Test("a database migrated by a newer build is refused and left untouched")
     func newerSchemaIsRefused() async throws {
         try await withTemporaryDirectory { directory in

@@ -4,9 +4,6 @@
 /// ``record(stepResult:at:retry:random:)`` with what it observed, then stores the value and performs the
 /// returned ``ErasureStepAction``.
 public struct ErasureStep: Hashable, Sendable {
-    /// The error code recorded when a target reports an erasure but its verification query still finds rows.
-    public static let verificationNonZeroCode = "verification-nonzero"
-
     public let target: String
     public private(set) var status: ErasureStepStatus
     /// Attempts started so far, the current one included.
@@ -82,7 +79,7 @@ public struct ErasureStep: Hashable, Sendable {
         case (.running, .erased(let evidence)), (.waitingCallback, .erased(let evidence)):
             if let remaining = evidence.verificationCount, remaining > 0 {
                 var failure = evidence
-                failure.errorCode = failure.errorCode ?? Self.verificationNonZeroCode
+                failure.errorCode = failure.errorCode ?? .verificationNonzero
                 return fail(failure, retryable: true, at: now, retry: retry, random: random)
             }
             return finish(.done, evidence, at: now)

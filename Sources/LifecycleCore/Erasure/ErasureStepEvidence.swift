@@ -10,8 +10,8 @@ public struct ErasureStepEvidence: Hashable, Sendable {
     public var verificationCount: Int?
     /// The HTTP status the target answered (webhook targets).
     public var responseStatus: Int?
-    /// A stable machine code for a failure, e.g. `timeout`, `http-500`, `verification-nonzero`.
-    public var errorCode: String?
+    /// Why the attempt failed, e.g. `timed_out`, `http_500`, `verification_nonzero`.
+    public var errorCode: FailureCode?
     /// Data keys the step destroyed (the `self` target: crypto-shredding of the service's sealed values).
     public var keysDestroyed: Int?
     /// What was done so that no pre-erasure byte remains in the files of the store or database erased from,
@@ -24,7 +24,8 @@ public struct ErasureStepEvidence: Hashable, Sendable {
     public static let hygienePending = "pending"
 
     public init(
-        rowsAffected: Int? = nil, verificationCount: Int? = nil, responseStatus: Int? = nil, errorCode: String? = nil,
+        rowsAffected: Int? = nil, verificationCount: Int? = nil, responseStatus: Int? = nil,
+        errorCode: FailureCode? = nil,
         keysDestroyed: Int? = nil, hygiene: String? = nil
     ) {
         self.rowsAffected = rowsAffected

@@ -3,7 +3,7 @@
 public enum ErasureStepResult: Hashable, Sendable {
     /// The target erased the data: a verification query counted 0, or a webhook answered 2xx or called back
     /// "done". A verification count above 0 is not an erasure: the step treats it as a retryable failure with
-    /// the code ``ErasureStep/verificationNonZeroCode``.
+    /// the code ``FailureCode/verificationNonzero``.
     case erased(ErasureStepEvidence)
     /// The target accepted the request and will call back (HTTP 202).
     case accepted(ErasureStepEvidence)

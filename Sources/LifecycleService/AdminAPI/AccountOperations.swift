@@ -107,12 +107,12 @@ public struct AccountOperations: Sendable {
         // the same leeway Apple tokens get. A later one is refused, since it would make every real later input
         // of its aspect look stale.
         let futureLeewaySeconds = Int64(active.configuration.apple.leewaySeconds)
-        guard !subject.isEmpty else { throw AdminError.badRequest("invalid_sub", "the sub must not be empty") }
+        guard !subject.isEmpty else { throw AdminError.badRequest(.invalidSub, "the sub must not be empty") }
         let now = clock.now()
         let eventTime = eventTime ?? now
         guard eventTime <= now.adding(seconds: futureLeewaySeconds) else {
             throw AdminError.unprocessable(
-                "event_time_in_future", "eventTime is more than \(futureLeewaySeconds) s ahead of this server's clock")
+                .eventTimeInFuture, "eventTime is more than \(futureLeewaySeconds) s ahead of this server's clock")
         }
         let context = TransitionContext(
             app: app, subject: subject,

@@ -6,18 +6,18 @@ import LifecycleCore
 /// never contain a `sub` or a token, so they are safe to log.
 public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int
-    public var code: String
+    public var code: AdminErrorCode
     public var detail: String
 
-    public init(status: Int, code: String, _ detail: String) {
+    public init(status: Int, code: AdminErrorCode, _ detail: String) {
         self.status = status
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { "\(code): \(detail)".escapingControlCharacters }
+    public var description: String { "\(code.rawValue): \(detail)".escapingControlCharacters }
 
-    var document: JSONValue { ["error": .string(code), "description": .string(detail)] }
+    var document: JSONValue { ["error": .string(code.rawValue), "description": .string(detail)] }
 
     var response: HTTPResponse {
         let httpStatus = (try? HTTPStatus(code: status)) ?? .internalServerError
@@ -25,28 +25,30 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func unknownApp(_ app: String) -> AdminError {
-        AdminError(status: 404, code: "unknown_app", "no app '\(app)' in the configuration")
+        AdminError(status: 404, code: .unknownApp, "no app '\(app)' in the configuration")
     }
 
     static let unknownAccount = AdminError(
-        status: 404, code: "unknown_account", "this app has no record of the account")
+        status: 404, code: .unknownAccount, "this app has no record of the account")
     static let accountDeleted = AdminError(
-        status: 409, code: "account_deleted", "the account is deleted; deletion is terminal and cannot be re-linked")
+        status: 409, code: .accountDeleted, "the account is deleted; deletion is terminal and cannot be re-linked")
     static let storageUnavailable = AdminError(
-        status: 503, code: "storage_unavailable", "the store did not answer; try again")
-    static let notFound = AdminError(status: 404, code: "not_found", "no such admin route")
+        status: 503, code: .storageUnavailable, "the store did not answer; try again")
+    static let notFound = AdminError(status: 404, code: .notFound, "no such admin route")
 
-    static func badRequest(_ code: String, _ detail: String) -> AdminError {
+    static func badRequest(_ code: AdminErrorCode, _ detail: String) -> AdminError {
         AdminError(status: 400, code: code, detail)
     }
 
-    static func unprocessable(_ code: String, _ detail: String) -> AdminError {
+    static func unprocessable(_ code: AdminErrorCode, _ detail: String) -> AdminError {
         AdminError(status: 422, code: code, detail)
     }
 
     /// Rebuilds an error from a response body of the admin API (the CLI's `--url` mode).
     init?(status: Int, document: JSONValue?) {
-        guard let code = document?["error"]?.stringValue else { return nil }
+        guard let spelled = document?["error"]?.stringValue, let code = AdminErrorCode(rawValue: spelled) else {
+            return nil
+        }
         self.init(status: status, code: code, document?["description"]?.stringValue ?? "")
     }
 }

@@ -7,7 +7,7 @@ package enum AdminRequestBody {
     package static func eventTime(from body: [UInt8]) throws(AdminError) -> Instant? {
         guard body.contains(where: { !isWhitespace($0) }) else { return nil }
         guard let document = JSONValue.parseIfValid(body), case .object(let members) = document else {
-            throw AdminError.badRequest("malformed_body", "the body must be a JSON object")
+            throw AdminError.badRequest(.malformedBody, "the body must be a JSON object")
         }
         var eventTime: Instant? = nil
         for member in members {
@@ -15,17 +15,17 @@ package enum AdminRequestBody {
             case "eventTime":
                 guard let text = member.value.stringValue, let instant = ISO8601Format.parse(text) else {
                     throw AdminError.unprocessable(
-                        "invalid_event_time",
+                        .invalidEventTime,
                         "eventTime must be an RFC 3339 instant with at most 9 fractional digits, e.g. "
                             + "2025-07-15T09:36:30.719Z")
                 }
                 eventTime = instant
             case "refreshToken":
                 throw AdminError.unprocessable(
-                    "not_supported", "storing an Apple refresh token is not supported by this version")
+                    .notSupported, "storing an Apple refresh token is not supported by this version")
             default:
                 throw AdminError.unprocessable(
-                    "unknown_field", "unknown member '\(member.key)'; only eventTime is accepted")
+                    .unknownField, "unknown member '\(member.key)'; only eventTime is accepted")
             }
         }
         return eventTime

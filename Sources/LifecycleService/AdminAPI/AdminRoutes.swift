@@ -54,11 +54,11 @@ struct AdminRoutes: Sendable {
         case .badEncoding:
             return (
                 "other",
-                AdminError.badRequest("invalid_path", "a path parameter is not valid percent-encoding").response
+                AdminError.badRequest(.invalidPath, "a path parameter is not valid percent-encoding").response
             )
         case .methodNotAllowed(let allowed):
             var response = AdminError(
-                status: 405, code: "method_not_allowed", "use \(allowed.joined(separator: " or ")) on this path"
+                status: 405, code: .methodNotAllowed, "use \(allowed.joined(separator: " or ")) on this path"
             ).response
             try? response.headers.replace(name: "Allow", value: allowed.joined(separator: ", "))
             return ("other", response)
@@ -95,12 +95,12 @@ struct AdminRoutes: Sendable {
             )
         case .outboxRetry:
             guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {
-                throw AdminError(status: 404, code: "unknown_message", "outbox ids are positive integers")
+                throw AdminError(status: 404, code: .unknownMessage, "outbox ids are positive integers")
             }
             return (name, .jsonDocument(try await outbox.retry(id: id)))
         case .findings:
             let query = try PageQuery(request.query, filters: ["app", "resolved"])
-            let resolved = try query.flag("resolved")
+            let resolved = try query.flag("resolved", invalid: .invalidResolved)
             return (
                 name,
                 .jsonDocument(
@@ -118,12 +118,12 @@ struct AdminRoutes: Sendable {
             )
         case .jobRetry:
             guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {
-                throw AdminError(status: 404, code: "unknown_job", "job ids are positive integers")
+                throw AdminError(status: 404, code: .unknownJob, "job ids are positive integers")
             }
             return (name, .jsonDocument(try await jobs.retry(id: id)))
         case .jobStepComplete:
             guard let id = OutboxQuery.identifier(parameters["id"] ?? "") else {
-                throw AdminError(status: 404, code: "unknown_job", "job ids are positive integers")
+                throw AdminError(status: 404, code: .unknownJob, "job ids are positive integers")
             }
             return (
                 name,
@@ -133,7 +133,7 @@ struct AdminRoutes: Sendable {
         case .openAPI:
             guard let document = openAPIDocument else {
                 throw AdminError(
-                    status: 500, code: "openapi_missing", "admin.openapi.json is missing from this installation")
+                    status: 500, code: .openAPIMissing, "admin.openapi.json is missing from this installation")
             }
             return (name, .json(bytes: document))
         }
@@ -157,7 +157,7 @@ struct AdminRoutes: Sendable {
     /// 401 with the challenge RFC 6750 §3 asks for; the body says nothing about which part was wrong.
     static func unauthorized(challenge: String) -> HTTPResponse {
         var response = AdminError(
-            status: 401, code: "unauthorized", "send Authorization: Bearer <admin token>"
+            status: 401, code: .unauthorized, "send Authorization: Bearer <admin token>"
         ).response
         try? response.headers.replace(name: "WWW-Authenticate", value: challenge)
         return response
@@ -173,27 +173,27 @@ package struct OutboxQuery {
 
     package init(_ query: String?) throws(AdminError) {
         guard let items = PercentDecoding.queryItems(query) else {
-            throw AdminError.badRequest("invalid_query", "the query is not valid percent-encoding")
+            throw AdminError.badRequest(.invalidQuery, "the query is not valid percent-encoding")
         }
         for item in items {
             switch item.name {
             case "status":
                 guard let status = OutboxStatus(rawValue: item.value) else {
-                    throw AdminError.badRequest("invalid_status", "status must be pending, delivered or dead")
+                    throw AdminError.badRequest(.invalidStatus, "status must be pending, delivered or dead")
                 }
                 self.status = status
             case "limit":
                 guard let limit = Self.identifier(item.value), limit <= Int64(Int32.max) else {
-                    throw AdminError.badRequest("invalid_limit", "limit must be a positive whole number")
+                    throw AdminError.badRequest(.invalidLimit, "limit must be a positive whole number")
                 }
                 self.limit = Int(limit)
             case "after":
                 guard let after = Self.identifier(item.value) else {
-                    throw AdminError.badRequest("invalid_after", "after must be a message id")
+                    throw AdminError.badRequest(.invalidAfter, "after must be a message id")
                 }
                 self.after = after
             default:
-                throw AdminError.badRequest("unknown_parameter", "unknown query parameter; use status, limit, after")
+                throw AdminError.badRequest(.unknownParameter, "unknown query parameter; use status, limit, after")
             }
         }
     }

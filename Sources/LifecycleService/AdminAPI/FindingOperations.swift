@@ -8,7 +8,7 @@ struct FindingOperations: Sendable {
 
     func list(app: String?, includeResolved: Bool, limit: Int?, after: Int64?) async throws -> JSONValue {
         if let app, !context.configuration.apps.contains(where: { $0.id == app }) {
-            throw AdminError(status: 404, code: "unknown_app", "no app with that id is configured")
+            throw AdminError(status: 404, code: .unknownApp, "no app with that id is configured")
         }
         let pageSize = limit ?? Self.defaultLimit
         let rows = try await context.store.read { reader in

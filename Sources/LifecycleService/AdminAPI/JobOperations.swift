@@ -32,14 +32,14 @@ struct JobOperations: Sendable {
         if let status {
             guard let parsed = ErasureJobStatus(canonicalName: status) else {
                 throw AdminError.badRequest(
-                    "invalid_status",
+                    .invalidStatus,
                     "status must be one of \(ErasureJobStatus.allCases.map(\.canonicalName).joined(separator: ", "))")
             }
             filter = parsed
         }
         let status = filter
         if let app, !context.configuration.apps.contains(where: { $0.id == app }) {
-            throw AdminError(status: 404, code: "unknown_app", "no app with that id is configured")
+            throw AdminError(status: 404, code: .unknownApp, "no app with that id is configured")
         }
         if let subject {
             let apps = app.map { [$0] } ?? context.configuration.apps.map(\.id)
@@ -71,14 +71,14 @@ struct JobOperations: Sendable {
 
     func retry(id: Int64) async throws -> JSONValue {
         guard try await context.store.read({ try $0.erasureJob(id: id) }) != nil else {
-            throw AdminError(status: 404, code: "unknown_job", "no erasure job with that id")
+            throw AdminError(status: 404, code: .unknownJob, "no erasure job with that id")
         }
         let reset = try await runner.retry(jobID: id)
         guard reset > 0 else {
-            throw AdminError(status: 409, code: "nothing_to_retry", "the job has no failed or unverified step")
+            throw AdminError(status: 409, code: .nothingToRetry, "the job has no failed or unverified step")
         }
         guard let job = try await context.store.read({ try $0.erasureJob(id: id) }) else {
-            throw AdminError(status: 404, code: "unknown_job", "no erasure job with that id")
+            throw AdminError(status: 404, code: .unknownJob, "no erasure job with that id")
         }
         return describe(job)
     }
@@ -89,10 +89,10 @@ struct JobOperations: Sendable {
         switch try await runner.completeCallback(jobID: id, target: target, outcome: outcome, evidence: evidence) {
         case .recorded(let job): return describe(job)
         case .notFound:
-            throw AdminError(status: 404, code: "unknown_step", "no such job, or the job has no step for that target")
+            throw AdminError(status: 404, code: .unknownStep, "no such job, or the job has no step for that target")
         case .notWaiting(let status):
             throw AdminError(
-                status: 409, code: "not_waiting", "the step is \(status.canonicalName), not waiting for a callback")
+                status: 409, code: .notWaiting, "the step is \(status.canonicalName), not waiting for a callback")
         }
     }
 

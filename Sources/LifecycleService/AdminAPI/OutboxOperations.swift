@@ -33,7 +33,7 @@ public struct OutboxOperations: Sendable {
     public func list(status: OutboxStatus?, limit: Int?, after: Int64?) async throws -> JSONValue {
         let limit = limit ?? limits.defaultPageSize
         guard (1...limits.maximumPageSize).contains(limit) else {
-            throw AdminError.badRequest("invalid_limit", "limit must be 1...\(limits.maximumPageSize)")
+            throw AdminError.badRequest(.invalidLimit, "limit must be 1...\(limits.maximumPageSize)")
         }
         let messages = try await AdminError.mappingStoreFailures(log: log) {
             try await store.read { reader in try reader.outbox(status: status, limit: limit, afterID: after) }
@@ -51,12 +51,12 @@ public struct OutboxOperations: Sendable {
         let message = try await AdminError.mappingStoreFailures(log: log) {
             try await store.write { writer -> Result<OutboxMessage, AdminError> in
                 guard let message = try writer.outboxMessage(id: id) else {
-                    return .failure(AdminError(status: 404, code: "unknown_message", "no outbox message \(id)"))
+                    return .failure(AdminError(status: 404, code: .unknownMessage, "no outbox message \(id)"))
                 }
                 guard message.status == .dead, try writer.retryOutbox(id: id, now: now) else {
                     return .failure(
                         AdminError(
-                            status: 409, code: "not_dead",
+                            status: 409, code: .notDead,
                             "message \(id) is \(message.status.rawValue); only dead messages are retried"))
                 }
                 return .success(try writer.outboxMessage(id: id) ?? message)

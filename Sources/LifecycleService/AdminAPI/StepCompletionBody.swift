@@ -14,7 +14,7 @@ package enum StepCompletionBody {
         var evidence = ErasureStepEvidence.none
         guard !body.isEmpty else { return (outcome, evidence) }
         guard let object = JSONValue.parseIfValid(body)?.objectValue else {
-            throw AdminError(status: 422, code: "invalid_body", "the body must be a JSON object")
+            throw AdminError(status: 422, code: .invalidBody, "the body must be a JSON object")
         }
         for (key, value) in object {
             switch key {
@@ -22,7 +22,7 @@ package enum StepCompletionBody {
                 guard let text = value.stringValue, let parsed = ErasureJobRunner.CallbackOutcome(rawValue: text)
                 else {
                     throw AdminError(
-                        status: 422, code: "invalid_outcome", "outcome must be erased, unverifiable or failed")
+                        status: 422, code: .invalidOutcome, "outcome must be erased, unverifiable or failed")
                 }
                 outcome = parsed
             case "rowsAffected":
@@ -31,7 +31,7 @@ package enum StepCompletionBody {
                 evidence.verificationCount = try count(value, named: key)
             default:
                 throw AdminError(
-                    status: 422, code: "unknown_field",
+                    status: 422, code: .unknownField,
                     "unknown field \(key); use outcome, rowsAffected, verificationCount")
             }
         }
@@ -41,7 +41,7 @@ package enum StepCompletionBody {
     private static func count(_ value: JSONValue, named name: String) throws(AdminError) -> Int {
         guard let whole = value.wholeNumberValue, whole >= 0 else {
             throw AdminError(
-                status: 422, code: "invalid_count",
+                status: 422, code: .invalidCount,
                 "\(name) must be a whole number from 0 to 9223372036854775807, found \(value.kindName)")
         }
         return Int(clamping: whole)

@@ -274,7 +274,7 @@ struct ReconcileBenchmark {
                         step = ErasureStep(
                             target: claimed.step.target, status: .failed, attempts: 1, nextAttemptAt: nil,
                             lastAttemptAt: finished, finishedAt: finished,
-                            evidence: ErasureStepEvidence(responseStatus: 500, errorCode: "http-500"))
+                            evidence: ErasureStepEvidence(responseStatus: 500, errorCode: .httpStatus(500)))
                     }
                     try writer.recordErasureStep(
                         jobID: claimed.job.id, index: claimed.stepIndex, step: step, owner: "bench", at: finished)

@@ -180,7 +180,7 @@ struct JobsCommand: LifecycleCommand {
                 "next_attempt_at": time(step.nextAttemptAt), "rows_affected": optional(step.evidence.rowsAffected),
                 "verification_count": optional(step.evidence.verificationCount),
                 "response_status": optional(step.evidence.responseStatus),
-                "error_code": step.evidence.errorCode.map { .string($0) } ?? .null,
+                "error_code": step.evidence.errorCode.map { .string($0.rawValue) } ?? .null,
                 "keys_destroyed": optional(step.evidence.keysDestroyed),
                 "hygiene": step.evidence.hygiene.map { .string($0) } ?? .null,
             ]

@@ -31,7 +31,7 @@ struct DatabaseErasureTarget: Sendable {
             guard let verify else {
                 let hygiene = try? removeRemnants(database)
                 return .unverifiable(
-                    ErasureStepEvidence(rowsAffected: rows, errorCode: "no-verification-query", hygiene: hygiene ?? nil)
+                    ErasureStepEvidence(rowsAffected: rows, errorCode: .noVerificationQuery, hygiene: hygiene ?? nil)
                 )
             }
             let remaining = Int(try database.queryInteger(verify, parameters: parameters) ?? -1)
@@ -39,7 +39,7 @@ struct DatabaseErasureTarget: Sendable {
                 return .unverifiable(
                     ErasureStepEvidence(
                         rowsAffected: rows, verificationCount: remaining,
-                        errorCode: ErasureStep.verificationNonZeroCode))
+                        errorCode: .verificationNonzero))
             }
             do {
                 let hygiene = try removeRemnants(database)
@@ -53,7 +53,7 @@ struct DatabaseErasureTarget: Sendable {
             // A locked file or a server that is down may come back; SQL the database rejects will not.
             return .failed(ErasureStepEvidence(errorCode: failure.code), retryable: failure.isTransient)
         } catch {
-            return .failed(ErasureStepEvidence(errorCode: "database-error"), retryable: true)
+            return .failed(ErasureStepEvidence(errorCode: .databaseError), retryable: true)
         }
     }
 }

@@ -175,7 +175,7 @@ public final class ErasureJobRunner: Sendable {
             ("job", .integer(job?.id ?? 0)), ("target", .string(target)), ("status", .string(step.status.rawValue)),
             ("attempts", .integer(Int64(step.attempts))),
         ]
-        if let code = step.evidence.errorCode { fields.append(("error", .string(code))) }
+        if let code = step.evidence.errorCode { fields.append(("error", .string(code.rawValue))) }
         if job == nil { fields.append(("lease", "lost")) }
         log.log(step.status == .failed ? .warning : .info, "erasure.step", app: app, subject: subject, fields)
         if let job, job.status == .completed, let finished = job.job.finishedAt {
@@ -192,13 +192,13 @@ public final class ErasureJobRunner: Sendable {
         let stored = claim.job
         let name = claim.step.target
         guard let app = configuration.apps.first(where: { $0.id == stored.app }) else {
-            return .failed(ErasureStepEvidence(errorCode: "app-unknown"), retryable: false)
+            return .failed(ErasureStepEvidence(errorCode: .appUnknown), retryable: false)
         }
         if name == ErasurePlanner.selfTarget {
             return await scrubSelf(stored)
         }
         guard let target = app.erasure?.targets[name] else {
-            return .failed(ErasureStepEvidence(errorCode: "target-unknown"), retryable: false)
+            return .failed(ErasureStepEvidence(errorCode: .targetUnknown), retryable: false)
         }
         switch target {
         case .sqlite(let path, let statements, let verify, let secureDelete):
@@ -250,7 +250,7 @@ public final class ErasureJobRunner: Sendable {
                     keysDestroyed: erasure.keysDestroyed,
                     hygiene: scopes.isEmpty ? nil : ErasureStepEvidence.hygienePending))
         } catch {
-            return .failed(ErasureStepEvidence(errorCode: "store-unavailable"), retryable: true)
+            return .failed(ErasureStepEvidence(errorCode: .storeUnavailable), retryable: true)
         }
     }
 
@@ -286,7 +286,7 @@ public final class ErasureJobRunner: Sendable {
         timeoutMilliseconds: Int
     ) async -> ErasureStepResult {
         guard let webhook = app.webhook, let signer else {
-            return .failed(ErasureStepEvidence(errorCode: "webhook-not-configured"), retryable: false)
+            return .failed(ErasureStepEvidence(errorCode: .noWebhookConfigured), retryable: false)
         }
         let plan = job.job.plan
         let now = clock.now()

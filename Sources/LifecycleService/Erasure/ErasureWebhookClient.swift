@@ -15,14 +15,14 @@ struct ErasureWebhookClient: Sendable {
     /// other statuses final.
     func deliver(messageID: String, body: [UInt8], at now: Instant) async -> ErasureStepResult {
         guard let endpoint = WebhookEndpoint(url: url) else {
-            return .failed(ErasureStepEvidence(errorCode: "webhook-url-invalid"), retryable: false)
+            return .failed(ErasureStepEvidence(errorCode: .webhookURLInvalid), retryable: false)
         }
         var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
         for (name, value) in signer.headers(id: messageID, timestamp: now.secondsSinceEpoch, body: body) {
             do {
                 try headers.add(name: name, value: value)
             } catch {
-                return .failed(ErasureStepEvidence(errorCode: "webhook-header-invalid"), retryable: false)
+                return .failed(ErasureStepEvidence(errorCode: .webhookHeaderInvalid), retryable: false)
             }
         }
         let client = HTTPClient(
@@ -32,17 +32,17 @@ struct ErasureWebhookClient: Sendable {
         do {
             response = try await client.post(endpoint.target, headers: headers, body: body)
         } catch {
-            let code = WebhookDelivery.code(for: error).replacingOccurrences(of: "_", with: "-")
-            return .failed(ErasureStepEvidence(errorCode: code), retryable: true)
+            return .failed(ErasureStepEvidence(errorCode: WebhookDelivery.code(for: error)), retryable: true)
         }
         let status = response.status
         switch status {
         case 202: return .accepted(ErasureStepEvidence(responseStatus: status))
         case 200..<300: return .erased(ErasureStepEvidence(responseStatus: status))
         case 408, 429, 500..<600:
-            return .failed(ErasureStepEvidence(responseStatus: status, errorCode: "http-\(status)"), retryable: true)
+            return .failed(ErasureStepEvidence(responseStatus: status, errorCode: .httpStatus(status)), retryable: true)
         default:
-            return .failed(ErasureStepEvidence(responseStatus: status, errorCode: "http-\(status)"), retryable: false)
+            return .failed(
+                ErasureStepEvidence(responseStatus: status, errorCode: .httpStatus(status)), retryable: false)
         }
     }
 }

@@ -108,12 +108,14 @@ final class OutboxDispatcher: Sendable {
                 outcome = next == nil ? "dead" : "retry"
                 recorded = try await store.write { writer in
                     try writer.failOutbox(
-                        id: message.id, owner: owner, error: error, statusCode: status, nextAttemptAt: next, at: at)
+                        id: message.id, owner: owner, error: error.rawValue, statusCode: status, nextAttemptAt: next,
+                        at: at)
                 }
                 log.log(
                     next == nil ? .error : .warning, "outbox.\(outcome)", app: message.app, subject: message.subject,
                     [
-                        ("id", .integer(message.id)), ("kind", .string(message.kind)), ("error", .string(error)),
+                        ("id", .integer(message.id)), ("kind", .string(message.kind)),
+                        ("error", .string(error.rawValue)),
                         ("attempts", .integer(Int64(message.attempts))),
                         ("next_attempt", next.map { .string($0.iso8601) } ?? .null),
                     ])

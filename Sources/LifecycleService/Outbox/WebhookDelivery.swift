@@ -7,8 +7,8 @@ import LifecycleStore
 struct WebhookDelivery: Sendable {
     enum Result: Sendable, Equatable {
         case delivered(status: Int)
-        /// `error` is a short stable code (`http_503`, `connect_failed`, `timed_out` …) for the store and metrics.
-        case failed(error: String, status: Int?)
+        /// `error` is why (`http_503`, `connect_failed`, `timed_out` …), for the store and metrics.
+        case failed(error: FailureCode, status: Int?)
     }
 
     let endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)]
@@ -19,7 +19,7 @@ struct WebhookDelivery: Sendable {
 
     func deliver(_ message: OutboxMessage) async -> Result {
         guard let (endpoint, signer) = endpoints[message.app] else {
-            return .failed(error: "no_webhook_configured", status: nil)
+            return .failed(error: .noWebhookConfigured, status: nil)
         }
         let body = Array(message.payload.utf8)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
@@ -34,22 +34,22 @@ struct WebhookDelivery: Sendable {
         do {
             let response = try await client.post(endpoint.target, headers: headers, body: body)
             if (200..<300).contains(response.status) { return .delivered(status: response.status) }
-            return .failed(error: "http_\(response.status)", status: response.status)
+            return .failed(error: .httpStatus(response.status), status: response.status)
         } catch {
             return .failed(error: Self.code(for: error), status: nil)
         }
     }
 
-    static func code(for error: HTTPClientError) -> String {
+    static func code(for error: HTTPClientError) -> FailureCode {
         switch error {
-        case .timedOut: "timed_out"
-        case .connectFailed: "connect_failed"
-        case .connectionClosed: "connection_closed"
-        case .malformedResponse: "malformed_response"
-        case .responseTooLarge: "response_too_large"
-        case .invalidAddress: "invalid_address"
-        case .tlsHandshakeFailed: "tls_handshake_failed"
-        default: "transport_failed"
+        case .timedOut: .timedOut
+        case .connectFailed: .connectFailed
+        case .connectionClosed: .connectionClosed
+        case .malformedResponse: .malformedResponse
+        case .responseTooLarge: .responseTooLarge
+        case .invalidAddress: .invalidAddress
+        case .tlsHandshakeFailed: .tlsHandshakeFailed
+        default: .transportFailed
         }
     }
 }

@@ -212,7 +212,7 @@ public struct ReportAssembler: Sendable {
                 firstAttemptAt: index < subjectJob.stepsStartedAt.count ? subjectJob.stepsStartedAt[index] : nil,
                 lastAttemptAt: step.lastAttemptAt, finishedAt: step.finishedAt, deadline: job.plan.deadline,
                 rowsAffected: step.evidence.rowsAffected, verificationCount: step.evidence.verificationCount,
-                responseStatus: step.evidence.responseStatus, errorCode: step.evidence.errorCode,
+                responseStatus: step.evidence.responseStatus, errorCode: step.evidence.errorCode?.rawValue,
                 keysDestroyed: step.evidence.keysDestroyed, hygiene: step.evidence.hygiene)
         }
     }

@@ -20,6 +20,7 @@ enum PostgresSchema {
         Migration(version: 9, name: "daily-reports", sql: dailyReports),
         Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs),
         Migration(version: 11, name: "sealed-personal-values", sql: sealedPersonalValues),
+        Migration(version: 12, name: "failure-code-spelling", sql: failureCodeSpelling),
     ]
 
     /// See ``SQLiteSchema/sealedPersonalValues``.
@@ -283,5 +284,14 @@ enum PostgresSchema {
         UPDATE outbox SET message_id = 'msg_' || id;
         ALTER TABLE outbox ALTER COLUMN message_id SET NOT NULL;
         CREATE UNIQUE INDEX outbox_message_id ON outbox (message_id);
+        """
+
+    /// Failure codes have one spelling, snake_case (``FailureCode``); erasure evidence written before that
+    /// used kebab-case (`sqlite-open`, `http-500`) and `webhook-not-configured` for what the outbox called
+    /// `no_webhook_configured`. Reports written earlier keep what they said; the stored evidence is rewritten
+    /// so every reader sees one code per failure.
+    static let failureCodeSpelling = """
+        UPDATE erasure_steps SET error_code = 'no_webhook_configured' WHERE error_code = 'webhook-not-configured';
+        UPDATE erasure_steps SET error_code = REPLACE(error_code, '-', '_') WHERE error_code LIKE '%-%';
         """
 }

@@ -47,9 +47,14 @@ struct ErasureJobRow {
         guard let status = ErasureStepStatus(canonicalName: row.text(2)) else {
             throw Row.unreadable("erasure_steps", "status")
         }
+        var errorCode: FailureCode?
+        if let spelled = row.optionalText(10) {
+            guard let code = FailureCode(rawValue: spelled) else { throw Row.unreadable("erasure_steps", "error_code") }
+            errorCode = code
+        }
         let evidence = ErasureStepEvidence(
             rowsAffected: row.optionalInt(7), verificationCount: row.optionalInt(8), responseStatus: row.optionalInt(9),
-            errorCode: row.optionalText(10), keysDestroyed: row.optionalInt(12), hygiene: row.optionalText(13))
+            errorCode: errorCode, keysDestroyed: row.optionalInt(12), hygiene: row.optionalText(13))
         let step = ErasureStep(
             target: row.text(1), status: status, attempts: row.int(3), nextAttemptAt: row.optionalInstant(4),
             lastAttemptAt: row.optionalInstant(5), finishedAt: row.optionalInstant(6), evidence: evidence)

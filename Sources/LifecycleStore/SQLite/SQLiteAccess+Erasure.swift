@@ -220,7 +220,8 @@ extension SQLiteAccess {
             var arguments: [any SQLiteBindable] = [
                 step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
                 step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
-                evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus, evidence.errorCode,
+                evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus,
+                evidence.errorCode?.rawValue,
                 jobID, index, evidence.keysDestroyed, evidence.hygiene,
             ]
             if let owner { arguments.append(owner) }

@@ -67,7 +67,7 @@ struct ErasureJobTests {
     @Test("a retryable failure goes back to pending at the jittered delay, then fails after the last attempt")
     func retriesThenFails() {
         var job = ErasureJob(plan: Self.plan(targets: ["app-db"]))
-        let timeout = ErasureStepEvidence(errorCode: "timeout")
+        let timeout = ErasureStepEvidence(errorCode: .timedOut)
         // Attempt 1 fails: cap 1 s, random 0.5 => 500 ms.
         let action7 = attempt(&job, 0, .failed(timeout, retryable: true), at: at(10))
         #expect(action7 == .retry(at: at(10).adding(milliseconds: 500)))
@@ -83,7 +83,7 @@ struct ErasureJobTests {
         let action10 = attempt(&job, 0, .failed(timeout, retryable: true), at: at(30))
         #expect(action10 == .finished(.failed))
         #expect(job.steps[0].attempts == 3)
-        #expect(job.steps[0].evidence.errorCode == "timeout")
+        #expect(job.steps[0].evidence.errorCode == .timedOut)
         #expect(job.status == .failed)
         #expect(job.isOverdue(at: at(6 * 86_400)))
         #expect(!job.isOverdue(at: at(4 * 86_400)))
@@ -93,7 +93,7 @@ struct ErasureJobTests {
     func permanentFailure() {
         var job = ErasureJob(plan: Self.plan(targets: ["app-db"]))
         let action11 = attempt(
-            &job, 0, .failed(.init(responseStatus: 404, errorCode: "http-404"), retryable: false), at: at(1))
+            &job, 0, .failed(.init(responseStatus: 404, errorCode: .httpStatus(404)), retryable: false), at: at(1))
         #expect(action11 == .finished(.failed))
         #expect(job.status == .failed)
         #expect(job.steps[0].attempts == 1)
@@ -105,7 +105,7 @@ struct ErasureJobTests {
         let remaining = ErasureStepResult.erased(.init(rowsAffected: 2, verificationCount: 1))
         let action12 = attempt(&job, 0, remaining, at: at(1))
         #expect(action12 == .retry(at: at(1).adding(milliseconds: 500)))
-        #expect(job.steps[0].evidence.errorCode == ErasureStep.verificationNonZeroCode)
+        #expect(job.steps[0].evidence.errorCode == .verificationNonzero)
         let action13 = attempt(&job, 0, remaining, at: at(2))
         #expect(action13 == .retry(at: at(3)))
         let action14 = attempt(&job, 0, remaining, at: at(5))

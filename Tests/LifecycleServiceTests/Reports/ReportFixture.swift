@@ -128,11 +128,11 @@ enum ReportFixture {
                 evidence: ErasureStepEvidence(rowsAffected: 1)),
             job(
                 3, trigger: .accountDeleted, eventTime: "2026-11-04T08:00:00Z", status: .pending, attempts: 3,
-                evidence: ErasureStepEvidence(errorCode: "timeout")),
+                evidence: ErasureStepEvidence(errorCode: .timedOut)),
             job(
                 4, trigger: .inAppDeletion, eventTime: "2026-11-07T20:00:00Z", targets: ["backend"], withinDays: 7,
                 status: .failed, finished: "2026-11-08T02:00:00Z", attempts: 12,
-                evidence: ErasureStepEvidence(responseStatus: 500, errorCode: "http-500")),
+                evidence: ErasureStepEvidence(responseStatus: 500, errorCode: .httpStatus(500))),
             job(
                 5, trigger: .consentRevoked, eventTime: "2026-11-05T07:15:00Z", status: .pending, attempts: 0,
                 cancelledAt: "2026-11-06T07:15:00Z"),

@@ -1,0 +1,42 @@
+/// Every code the admin API answers in `{"error": code, …}`: one closed set, snake_case like the reason
+/// codes of the public listener (RFC 8935 `err`). The OpenAPI file lists exactly these (`Error.error`'s
+/// `enum`, checked by a test), so a client can switch over them.
+public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConvertible {
+    // Authentication and routing.
+    case unauthorized = "unauthorized"
+    case notFound = "not_found"
+    case methodNotAllowed = "method_not_allowed"
+    case openAPIMissing = "openapi_missing"
+    case storageUnavailable = "storage_unavailable"
+    // Something the request names does not exist.
+    case unknownApp = "unknown_app"
+    case unknownAccount = "unknown_account"
+    case unknownJob = "unknown_job"
+    case unknownStep = "unknown_step"
+    case unknownMessage = "unknown_message"
+    case unknownField = "unknown_field"
+    case unknownParameter = "unknown_parameter"
+    // The request conflicts with the current state.
+    case accountDeleted = "account_deleted"
+    case nothingToRetry = "nothing_to_retry"
+    case notWaiting = "not_waiting"
+    case notDead = "not_dead"
+    case notSupported = "not_supported"
+    // A value of the request is not acceptable.
+    case invalidQuery = "invalid_query"
+    case invalidLimit = "invalid_limit"
+    case invalidAfter = "invalid_after"
+    case invalidStatus = "invalid_status"
+    case invalidResolved = "invalid_resolved"
+    case invalidSub = "invalid_sub"
+    case invalidPath = "invalid_path"
+    case invalidBody = "invalid_body"
+    case invalidOutcome = "invalid_outcome"
+    case invalidCount = "invalid_count"
+    case invalidEventTime = "invalid_event_time"
+    case eventTimeInFuture = "event_time_in_future"
+    case malformedBody = "malformed_body"
+
+    /// The spelling on the wire, also in messages (`\(code)` prints it, not the case name).
+    public var description: String { rawValue }
+}
