@@ -57,7 +57,9 @@ let package = Package(
         // Wiring: configuration, logging, ingest, commands.
         .target(
             name: "LifecycleService",
-            dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleStore", "HTTP"],
+            dependencies: [
+                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleStore", "HTTP",
+            ],
             resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
 
         .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
@@ -100,7 +102,7 @@ let package = Package(
             exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "TestSupport"],
+            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "AppleRESTFake", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]

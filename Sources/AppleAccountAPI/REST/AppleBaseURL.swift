@@ -18,10 +18,13 @@ public struct AppleBaseURL: Hashable, Sendable, CustomStringConvertible {
         self.pathPrefix = pathPrefix
     }
 
-    /// Parses `https://host[:port][/prefix]`; the error is one line saying what is wrong.
-    public static func parse(_ text: String) -> Result<AppleBaseURL, AppleCredentialsError> {
+    /// Parses `https://host[:port][/prefix]`; the error is one line saying what is wrong, naming the URL as
+    /// `what` in `field` (the REST base URL, or the key set URL `apple.jwks`).
+    public static func parse(
+        _ text: String, field: String = "baseURL", what: String = "base URL"
+    ) -> Result<AppleBaseURL, AppleCredentialsError> {
         func failure(_ reason: String) -> Result<AppleBaseURL, AppleCredentialsError> {
-            .failure(AppleCredentialsError(field: "baseURL", "base URL \(AppleText.quoted(text)) \(reason)"))
+            .failure(AppleCredentialsError(field: field, "\(what) \(AppleText.quoted(text)) \(reason)"))
         }
         let scheme = "https://"
         guard text.hasPrefix(scheme) else { return failure("must start with https://") }

@@ -19,16 +19,21 @@ struct AppleHTTPTransport: Sendable {
         -> Result<HTTPClientResponse, AppleAPIError>
     {
         await send(
-            method: "POST", endpoint: endpoint, contentType: FormURLEncoding.contentType,
+            method: "POST", path: endpoint.path, contentType: FormURLEncoding.contentType,
             body: FormURLEncoding.encode(form))
     }
 
     func get(_ endpoint: AppleEndpoint) async -> Result<HTTPClientResponse, AppleAPIError> {
-        await send(method: "GET", endpoint: endpoint, contentType: nil, body: [])
+        await get(path: endpoint.path)
+    }
+
+    /// A GET of `path` under the base URL (`""` for the base URL itself, e.g. a key set URL).
+    func get(path: String) async -> Result<HTTPClientResponse, AppleAPIError> {
+        await send(method: "GET", path: path, contentType: nil, body: [])
     }
 
     private func send(
-        method: String, endpoint: AppleEndpoint, contentType: String?, body: [UInt8]
+        method: String, path: String, contentType: String?, body: [UInt8]
     ) async -> Result<HTTPClientResponse, AppleAPIError> {
         var headers = HTTPHeaders()
         do throws(HTTPField.ValidationError) {
@@ -40,7 +45,9 @@ struct AppleHTTPTransport: Sendable {
             return .failure(.transport("the request header fields are invalid (check the user agent)"))
         }
         let request = HTTPClientRequest(
-            method: method, target: configuration.baseURL.target(endpoint.path), headers: headers, body: body)
+            method: method,
+            target: configuration.baseURL.target(path.isEmpty && configuration.baseURL.pathPrefix.isEmpty ? "/" : path),
+            headers: headers, body: body)
         do throws(HTTPClientError) {
             return .success(try await client.send(request))
         } catch {

@@ -34,12 +34,4 @@ public enum JWKSSource: Hashable, Sendable, CustomStringConvertible {
         case .https(let url): url
         }
     }
-
-    /// The fetcher for this source.
-    public func makeFetcher(limits: JWKSFetchLimits = JWKSFetchLimits()) -> any JWKSFetcher {
-        switch self {
-        case .file(let path): FileJWKSFetcher(path: path, limits: limits)
-        case .https(let url): HTTPSJWKSFetcher(url: url, limits: limits)
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import AppleAccountAPI
 import AppleNotifications
 import Foundation
 import LifecycleCore
@@ -65,7 +66,13 @@ struct InspectCommand: LifecycleCommand {
         }
         let bytes = try readInput(input, io: io)
 
-        let keys = JWKSCache(fetcher: source.makeFetcher(), now: { clock.now() })
+        let fetcher: any JWKSFetcher
+        switch source.makeFetcher() {
+        case .success(let made): fetcher = made
+        case .failure(let error):
+            throw UsageError("--jwks: \(error.description)")
+        }
+        let keys = JWKSCache(fetcher: fetcher, now: { clock.now() })
         if let error = await keys.refresh() {
             io.printError("lifecycle inspect: cannot load the key set from \(source): \(error)")
             return ExitStatus.failure

@@ -1,3 +1,4 @@
+import AppleAccountAPI
 import AppleNotifications
 import Foundation
 import HTTP
@@ -128,9 +129,19 @@ public final class ServiceContext: Sendable {
                 file: "configuration", field: "apple.jwks", problem: "unusable key source \(configuration.apple.jwks)",
                 fix: "use an https:// URL, a file: URL or a path")
         }
+        let fetcher: any JWKSFetcher
+        switch source.makeFetcher(
+            limits: JWKSFetchLimits(timeoutSeconds: Double(configuration.apple.jwksFetchTimeoutSeconds)))
+        {
+        case .success(let made): fetcher = made
+        case .failure(let error):
+            throw ConfigurationError(
+                file: "configuration", field: "apple.jwks",
+                problem: error.description,
+                fix: "use https://host[:port]/path without query, fragment or user info")
+        }
         let keys = JWKSCache(
-            fetcher: source.makeFetcher(
-                limits: JWKSFetchLimits(timeoutSeconds: Double(configuration.apple.jwksFetchTimeoutSeconds))),
+            fetcher: fetcher,
             configuration: JWKSCache.Configuration(
                 minimumRefreshInterval: Int64(configuration.apple.jwksMinRefreshSeconds)),
             now: { clock.now() })
