@@ -52,7 +52,7 @@ let package = Package(
             swiftSettings: strict),
 
         // HTTP/1.1 server on POSIX sockets with epoll.
-        .target(name: "HTTP", dependencies: ["CShims", "COpenSSL"], swiftSettings: strict),
+        .target(name: "HTTP", dependencies: ["LifecycleCore", "CShims", "COpenSSL"], swiftSettings: strict),
 
         // Wiring: configuration, logging, ingest, commands.
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleCore
 
 /// A minimal HTTP/1.1 client over plain TCP for tests, webhooks and benchmarks. Each call opens a connection,
 /// performs one exchange and closes it; use `HTTPClientConnection` to reuse a connection.
@@ -32,16 +33,11 @@ public struct HTTPClient: Sendable {
         return try connection.send(request)
     }
 
-    /// The same exchange on a dedicated thread, so async callers do not block the cooperative pool.
+    /// The same exchange on the process's ``BlockingExecutor``, so async callers do not block the cooperative
+    /// pool and a burst of slow peers cannot start a thread each.
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
-            let client = self
-            Thread {
-                continuation.resume(
-                    returning: Result { () throws(HTTPClientError) in try client.sendBlocking(request) })
-            }.start()
-        }
-        return try result.get()
+        let client = self
+        return try await BlockingExecutor.shared.run { () throws(HTTPClientError) in try client.sendBlocking(request) }
     }
 
     public func get(_ target: String, headers: HTTPHeaders = HTTPHeaders()) async throws(HTTPClientError)

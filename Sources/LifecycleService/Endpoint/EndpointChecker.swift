@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTP
+import LifecycleCore
 
 /// Checks that a URL is fit to register as the Sign in with Apple server-to-server notification endpoint
 /// (DOMAIN.md §5): Apple's URL rule, DNS, TCP, TLS 1.2+ with the App Transport Security requirements
@@ -26,12 +27,10 @@ public struct EndpointChecker: Sendable {
         self.options = options
     }
 
-    /// Runs every check on a dedicated thread (the checks block on sockets) and returns the report.
+    /// Runs every check on the ``BlockingExecutor`` (the checks block on sockets) and returns the report.
     public func run() async -> EndpointCheckReport {
-        await withCheckedContinuation { continuation in
-            let checker = self
-            Thread { continuation.resume(returning: checker.runBlocking()) }.start()
-        }
+        let checker = self
+        return await BlockingExecutor.shared.run { checker.runBlocking() }
     }
 
     /// The same checks on the calling thread.

@@ -15,11 +15,10 @@ struct DatabaseErasureTarget: Sendable {
     /// What to do after the statements; returns what was done (nil: nothing).
     var removeRemnants: @Sendable (any ExternalDatabase) throws -> String?
 
-    /// Runs on its own thread: SQLite and libpq calls block, and the cooperative pool must not.
+    /// Runs on the ``BlockingExecutor``: SQLite and libpq calls block, and the cooperative pool must not.
     func erase(subject: String) async -> ErasureStepResult {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: eraseBlocking(subject: subject)) }.start()
-        }
+        let target = self
+        return await BlockingExecutor.shared.run { target.eraseBlocking(subject: subject) }
     }
 
     func eraseBlocking(subject: String) -> ErasureStepResult {

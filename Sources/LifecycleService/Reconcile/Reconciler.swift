@@ -181,23 +181,16 @@ public final class Reconciler: Sendable {
         var findings: [Finding] = []
     }
 
-    /// The merge is synchronous and pulls from blocking readers, so it runs on a thread of its own and reaches
-    /// the store through ``BlockingBridge``.
+    /// The merge is synchronous and pulls from blocking readers, so it runs on the ``BlockingExecutor`` and
+    /// reaches the store through ``BlockingBridge`` (whose reads run on the store's own threads, never on the
+    /// executor, so the merge cannot wait for a thread it holds).
     private func mergeOnThread(
         app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> MergeResult {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { [self] in
-                do {
-                    continuation.resume(
-                        returning: try merge(app: app, source: source, runID: runID, asOf: asOf, active: active))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
+        let result: Result<MergeResult, any Error> = await BlockingExecutor.shared.run { [self] in
+            Result { try merge(app: app, source: source, runID: runID, asOf: asOf, active: active) }
         }
+        return try result.get()
     }
 
     private func merge(

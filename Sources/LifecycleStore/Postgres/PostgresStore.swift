@@ -1,4 +1,5 @@
 import Dispatch
+import LifecycleCore
 
 /// The PostgreSQL implementation of ``Store``, through libpq: several `serve` instances share one database.
 ///
@@ -175,16 +176,10 @@ extension PostgresStore {
     }
 }
 
-/// Runs blocking libpq work (connecting, a lock query) on a Dispatch worker thread rather than on one of
-/// the few Swift concurrency threads.
+/// Runs blocking libpq work (connecting, a lock query) on the ``BlockingExecutor`` rather than on one of the
+/// few Swift concurrency threads.
 enum PostgresBlocking {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(StoreError) -> T in try body() })
-            }
-        }
-        return try result.get()
+        try await BlockingExecutor.shared.run(body)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import LifecycleCore
 
 /// The SQLite implementation of ``Store``: one file in WAL mode, one writer thread with group commit
 /// (``GroupCommitWriter``), and a small pool of reader threads (``ReaderPool``).
@@ -74,17 +75,9 @@ public final class SQLiteStore: Store {
     static func open(
         path: String, configuration: SQLiteStoreConfiguration, migrator: Migrator
     ) async throws(StoreError) -> SQLiteStore {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<SQLiteStore, StoreError>, Never>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: .success(
-                        Result { () throws(StoreError) -> SQLiteStore in
-                            try SQLiteStore(path: path, configuration: configuration, migrator: migrator)
-                        }))
-            }
+        try await BlockingExecutor.shared.run { () throws(StoreError) -> SQLiteStore in
+            try SQLiteStore(path: path, configuration: configuration, migrator: migrator)
         }
-        return try result.get()
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreWriter) throws -> T) async throws -> T {
@@ -173,12 +166,6 @@ public final class SQLiteStore: Store {
     private static func blocking<T: Sendable>(
         _ body: @escaping @Sendable () throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(StoreError) -> T in try body() })
-            }
-        }
-        return try result.get()
+        try await BlockingExecutor.shared.run(body)
     }
 }
