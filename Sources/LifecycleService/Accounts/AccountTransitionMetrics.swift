@@ -4,17 +4,20 @@ import LifecycleCore
 /// and to (`from="none"` when the input created the record). Counted by the caller after its transaction
 /// committed, so a rolled-back transition is never counted. Stale, duplicate and ignored inputs change
 /// nothing and are not counted here; their history rows record them.
-public enum AccountTransitionMetrics {
+public struct AccountTransitionMetrics: Sendable {
     public static let name = "lifecycle_account_transitions_total"
 
-    public static func describe(in metrics: MetricsRegistry) {
-        metrics.describe(name, kind: "counter", help: "Applied account inputs by the state moved from and to.")
+    let transitions: Counter
+
+    /// Registers the family (both ingest and the admin API count into it: the same handle).
+    public init(_ metrics: MetricsRegistry) {
+        transitions = metrics.counter(Self.name, help: "Applied account inputs by the state moved from and to.")
     }
 
-    public static func record(_ outcome: AccountOutcome, in metrics: MetricsRegistry) {
+    public func record(_ outcome: AccountOutcome) {
         guard outcome.disposition == .applied else { return }
-        metrics.increment(
-            name,
-            [("from", outcome.history.fromState?.canonicalName ?? "none"), ("to", outcome.state.canonicalName)])
+        transitions.increment([
+            ("from", outcome.history.fromState?.canonicalName ?? "none"), ("to", outcome.state.canonicalName),
+        ])
     }
 }

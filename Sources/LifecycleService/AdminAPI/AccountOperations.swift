@@ -22,7 +22,7 @@ public struct AccountOperations: Sendable {
     /// `serve` applies to the next request.
     let context: ServiceContext
     let store: any Store
-    let metrics: MetricsRegistry
+    let transitionMetrics: AccountTransitionMetrics
     let log: EventLog
     let clock: any WallClock
     /// Rung after a commit: a transition may have enqueued webhooks, which the dispatcher then sends at once.
@@ -32,12 +32,11 @@ public struct AccountOperations: Sendable {
     public init(context: ServiceContext, limits: Limits = Limits()) {
         self.context = context
         store = context.store
-        metrics = context.metrics
+        transitionMetrics = AccountTransitionMetrics(context.metrics)
         log = context.log
         clock = context.clock
         committed = context.outboxSignal
         self.limits = limits
-        AccountTransitionMetrics.describe(in: metrics)
     }
 
     /// The configured app ids.
@@ -125,7 +124,7 @@ public struct AccountOperations: Sendable {
             try await store.write { writer in try transitions.apply(context, in: writer) }
         }
         committed.notify()
-        AccountTransitionMetrics.record(outcome, in: metrics)
+        transitionMetrics.record(outcome)
         log.log(
             .info, "account.\(kind.canonicalName)", app: app, subject: subject,
             [

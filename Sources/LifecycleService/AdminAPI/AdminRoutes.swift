@@ -11,7 +11,7 @@ struct AdminRoutes: Sendable {
     let outbox: OutboxOperations
     let findings: FindingOperations
     let jobs: JobOperations
-    let metrics: MetricsRegistry
+    let requests: Counter
     /// The bytes of `admin.openapi.json`, nil when the resource is missing from the installation.
     let openAPIDocument: [UInt8]?
 
@@ -21,16 +21,14 @@ struct AdminRoutes: Sendable {
         outbox = OutboxOperations(context: context)
         findings = FindingOperations(context: context)
         jobs = JobOperations(context: context, runner: erasure)
-        metrics = context.metrics
         openAPIDocument = AdminOpenAPI.document
-        metrics.describe(
-            "lifecycle_admin_requests_total", kind: "counter", help: "Admin API requests by route and status code.")
+        requests = context.metrics.counter(
+            "lifecycle_admin_requests_total", help: "Admin API requests by route and status code.")
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await authenticatedRoute(request)
-        metrics.increment(
-            "lifecycle_admin_requests_total", [("route", route), ("status", String(response.status.code))])
+        requests.increment([("route", route), ("status", String(response.status.code))])
         return response
     }
 

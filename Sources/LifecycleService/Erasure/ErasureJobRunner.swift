@@ -18,6 +18,7 @@ public final class ErasureJobRunner: Sendable {
     public let store: any Store
     public let log: EventLog
     public let metrics: MetricsRegistry
+    let instruments: ErasureMetrics
     public let clock: any WallClock
     /// Identifies this runner in leases.
     public let owner: String
@@ -40,7 +41,7 @@ public final class ErasureJobRunner: Sendable {
         self.clock = clock
         self.owner = owner
         self.random = random
-        ErasureMetrics.describe(metrics)
+        instruments = ErasureMetrics(metrics)
     }
 
     /// A runner under one fixed configuration (`lifecycle jobs`, tests).
@@ -170,7 +171,7 @@ public final class ErasureJobRunner: Sendable {
     }
 
     private func observe(step: ErasureStep, target: String, job: StoredErasureJob?, app: String, subject: String) {
-        metrics.increment(ErasureMetrics.stepAttempts, [("target", target), ("outcome", step.status.canonicalName)])
+        instruments.stepAttempts.increment([("target", target), ("outcome", step.status.canonicalName)])
         var fields: [(String, JSONValue)] = [
             ("job", .integer(job?.id ?? 0)), ("target", .string(target)), ("status", .string(step.status.rawValue)),
             ("attempts", .integer(Int64(step.attempts))),
@@ -181,7 +182,7 @@ public final class ErasureJobRunner: Sendable {
         if let job, job.status == .completed, let finished = job.job.finishedAt {
             let seconds =
                 Double(finished.millisecondsSinceEpoch - job.job.plan.eventTime.millisecondsSinceEpoch) / 1000
-            metrics.observe(ErasureMetrics.completionSeconds, value: seconds)
+            instruments.completionSeconds.observe(value: seconds)
         }
     }
 
@@ -375,13 +376,12 @@ public final class ErasureJobRunner: Sendable {
             (try reader.erasureJobCounts(), try reader.erasureStepCounts(), try reader.overdueErasureJobCount(now: now))
         }
         for (status, count) in jobs {
-            metrics.set(ErasureMetrics.jobs, [("status", status.rawValue)], to: Double(count))
+            instruments.jobs.set([("status", status.rawValue)], to: Double(count))
         }
         for count in steps {
-            metrics.set(
-                ErasureMetrics.steps, [("target", count.target), ("status", count.status.canonicalName)],
-                to: Double(count.count))
+            instruments.steps.set(
+                [("target", count.target), ("status", count.status.canonicalName)], to: Double(count.count))
         }
-        metrics.set(ErasureMetrics.overdue, to: Double(overdue))
+        instruments.overdue.set(to: Double(overdue))
     }
 }

@@ -20,6 +20,10 @@ public final class NotificationIngestor: Sendable {
     let store: any Store
     let log: EventLog
     let metrics: MetricsRegistry
+    let notificationsTotal: Counter
+    let rejectionsTotal: Counter
+    let transitionMetrics: AccountTransitionMetrics
+    let lastAccepted: Gauge
     let clock: any WallClock
     let transitions: AccountTransitionRecorder
     let committed: WakeSignal
@@ -40,15 +44,13 @@ public final class NotificationIngestor: Sendable {
         self.log = log
         self.metrics = metrics
         self.clock = clock
-        metrics.describe(
-            "lifecycle_notifications_total", kind: "counter", help: "Notifications received, by event type and outcome."
-        )
-        metrics.describe(
-            "lifecycle_rejections_total", kind: "counter",
-            help: "Notifications that failed verification, by reason code.")
-        AccountTransitionMetrics.describe(in: metrics)
-        metrics.describe(
-            "lifecycle_last_accepted_notification_timestamp_seconds", kind: "gauge",
+        notificationsTotal = metrics.counter(
+            "lifecycle_notifications_total", help: "Notifications received, by event type and outcome.")
+        rejectionsTotal = metrics.counter(
+            "lifecycle_rejections_total", help: "Notifications that failed verification, by reason code.")
+        transitionMetrics = AccountTransitionMetrics(metrics)
+        lastAccepted = metrics.gauge(
+            "lifecycle_last_accepted_notification_timestamp_seconds",
             help: "Unix time of the last accepted notification.")
     }
 
@@ -82,7 +84,7 @@ public final class NotificationIngestor: Sendable {
         case .success(let notification): verified = notification
         case .failure(let error) where error.isRetryable:
             log.log(.warning, "notification.keys_unavailable", reason: error.code)
-            metrics.increment("lifecycle_notifications_total", [("type", "unverified"), ("outcome", "unavailable")])
+            notificationsTotal.increment([("type", "unverified"), ("outcome", "unavailable")])
             return .unavailable(error.description)
         case .failure(let error):
             return await reject(error, body: body, receivedAt: receivedAt, source: source, audience: nil)
@@ -109,24 +111,20 @@ public final class NotificationIngestor: Sendable {
             }
         } catch {
             log.log(.error, "notification.store_failed", app: app.id, [("error", .string(String(describing: error)))])
-            metrics.increment(
-                "lifecycle_notifications_total", [("type", typeLabel(verified.event.type)), ("outcome", "unavailable")])
+            notificationsTotal.increment([("type", typeLabel(verified.event.type)), ("outcome", "unavailable")])
             return .unavailable("storage unavailable")
         }
-        metrics.increment(
-            "lifecycle_notifications_total",
-            [("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
+        notificationsTotal.increment([("type", typeLabel(verified.event.type)), ("outcome", outcome.outcomeName)])
         var fields: [(String, JSONValue)] = [
             ("type", .string(verified.event.type.canonicalName)),
             ("event_time", .string(verified.event.eventTime.iso8601)), ("source", .string(source.rawValue)),
         ]
         if case .accepted(_, _, _, let account) = outcome {
-            AccountTransitionMetrics.record(account, in: metrics)
+            transitionMetrics.record(account)
             fields.append(("disposition", .string(account.disposition.canonicalName)))
             fields.append(("state", .string(account.state.canonicalName)))
             committed.notify()
-            metrics.set(
-                "lifecycle_last_accepted_notification_timestamp_seconds", to: Double(receivedAt.secondsSinceEpoch))
+            lastAccepted.set(to: Double(receivedAt.secondsSinceEpoch))
         }
         log.log(.info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject, fields)
         return outcome
@@ -201,8 +199,8 @@ public final class NotificationIngestor: Sendable {
     private func reject(
         _ error: VerificationError, body: [UInt8], receivedAt: Instant, source: Source, audience: String?
     ) async -> IngestOutcome {
-        metrics.increment("lifecycle_rejections_total", [("reason", error.code.rawValue)])
-        metrics.increment("lifecycle_notifications_total", [("type", "unverified"), ("outcome", "rejected")])
+        rejectionsTotal.increment([("reason", error.code.rawValue)])
+        notificationsTotal.increment([("type", "unverified"), ("outcome", "rejected")])
         log.log(
             .warning, "notification.rejected", reason: error.code,
             [("source", .string(source.rawValue)), ("bytes", .integer(Int64(body.count)))])

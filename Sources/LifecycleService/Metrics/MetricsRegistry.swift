@@ -2,6 +2,10 @@ import Synchronization
 
 /// Counters, gauges and histograms rendered in the Prometheus text exposition format (version 0.0.4).
 ///
+/// A family is registered once and used through its typed handle (``Counter``, ``Gauge``, ``Histogram``):
+/// there is no way to count under a name nobody registered, so a misspelled name cannot silently start a
+/// new family, and a gauge cannot be incremented.
+///
 /// Label values come only from closed sets the service controls (event types, reason codes, outcomes,
 /// app ids), never from request data, so cardinality stays bounded. Unknown Apple event types are counted
 /// under `type="unknown"`.
@@ -22,31 +26,56 @@ public final class MetricsRegistry: Sendable {
 
     private let families = Mutex<[String: Family]>([:])
     /// Values read at scrape time (e.g. outbox depth from the store).
-    private let collectors = Mutex<[@Sendable () -> [(name: String, labels: [(String, String)], value: Double)]]>([])
+    private let collectors = Mutex<[@Sendable () -> [(gauge: Gauge, labels: [(String, String)], value: Double)]]>([])
 
     public init() {}
 
-    public func describe(_ name: String, kind: String, help: String, buckets: [Double] = []) {
+    /// Registers a family once and answers a handle for it; registering the same name again answers a handle
+    /// for the existing family when the kind, help and buckets agree, and stops the process when they do not
+    /// (two meanings for one name is a programming error every test run would hit).
+    fileprivate func register(_ name: String, kind: String, help: String, buckets: [Double] = []) {
+        precondition(Self.isValidName(name), "metric name \(name) is not a Prometheus name")
         families.withLock { families in
-            if families[name] == nil { families[name] = Family(help: help, kind: kind, buckets: buckets) }
+            if let existing = families[name] {
+                precondition(
+                    existing.kind == kind && existing.help == help && existing.buckets == buckets,
+                    "metric \(name) registered twice with different kinds, help or buckets")
+                return
+            }
+            families[name] = Family(help: help, kind: kind, buckets: buckets)
         }
     }
 
-    public func increment(_ name: String, _ labels: [(String, String)] = [], by amount: Double = 1) {
+    /// A counter: only goes up (`_total`).
+    public func counter(_ name: String, help: String) -> Counter {
+        register(name, kind: "counter", help: help)
+        return Counter(registry: self, name: name)
+    }
+
+    /// A gauge: set to the current value.
+    public func gauge(_ name: String, help: String) -> Gauge {
+        register(name, kind: "gauge", help: help)
+        return Gauge(registry: self, name: name)
+    }
+
+    /// A histogram with cumulative `buckets` (upper bounds, ascending; `+Inf` is implied).
+    public func histogram(_ name: String, help: String, buckets: [Double]) -> Histogram {
+        precondition(zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 }, "buckets of \(name) must ascend")
+        register(name, kind: "histogram", help: help, buckets: buckets)
+        return Histogram(registry: self, name: name)
+    }
+
+    fileprivate func add(_ name: String, _ labels: [(String, String)], _ amount: Double) {
         let key = Self.labelText(labels)
-        families.withLock { families in
-            families[name, default: Family(help: name, kind: "counter")].samples[key, default: 0] += amount
-        }
+        families.withLock { families in families[name]?.samples[key, default: 0] += amount }
     }
 
-    public func set(_ name: String, _ labels: [(String, String)] = [], to value: Double) {
+    fileprivate func set(_ name: String, _ labels: [(String, String)], _ value: Double) {
         let key = Self.labelText(labels)
-        families.withLock { families in
-            families[name, default: Family(help: name, kind: "gauge")].samples[key] = value
-        }
+        families.withLock { families in families[name]?.samples[key] = value }
     }
 
-    public func observe(_ name: String, _ labels: [(String, String)] = [], value: Double) {
+    fileprivate func observe(_ name: String, _ labels: [(String, String)], _ value: Double) {
         let key = Self.labelText(labels)
         families.withLock { families in
             guard var family = families[name] else { return }
@@ -60,9 +89,18 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// `[a-zA-Z_:][a-zA-Z0-9_:]*` (Prometheus data model).
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(0x30...0x39).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
+    }
+
     /// Registers a closure evaluated at every scrape, for gauges whose truth lives elsewhere.
     public func collect(
-        _ collector: @escaping @Sendable () -> [(name: String, labels: [(String, String)], value: Double)]
+        _ collector: @escaping @Sendable () -> [(gauge: Gauge, labels: [(String, String)], value: Double)]
     ) {
         collectors.withLock { $0.append(collector) }
     }
@@ -75,7 +113,7 @@ public final class MetricsRegistry: Sendable {
 
     public func render() -> String {
         for collector in collectors.withLock({ $0 }) {
-            for sample in collector() { set(sample.name, sample.labels, to: sample.value) }
+            for sample in collector() { sample.gauge.set(sample.labels, to: sample.value) }
         }
         return families.withLock { families in
             var text = ""
@@ -119,5 +157,35 @@ public final class MetricsRegistry: Sendable {
 
     private static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// A registered counter family.
+public struct Counter: Sendable {
+    fileprivate let registry: MetricsRegistry
+    public let name: String
+
+    public func increment(_ labels: [(String, String)] = [], by amount: Double = 1) {
+        registry.add(name, labels, amount)
+    }
+}
+
+/// A registered gauge family.
+public struct Gauge: Sendable {
+    fileprivate let registry: MetricsRegistry
+    public let name: String
+
+    public func set(_ labels: [(String, String)] = [], to value: Double) {
+        registry.set(name, labels, value)
+    }
+}
+
+/// A registered histogram family.
+public struct Histogram: Sendable {
+    fileprivate let registry: MetricsRegistry
+    public let name: String
+
+    public func observe(_ labels: [(String, String)] = [], value: Double) {
+        registry.observe(name, labels, value)
     }
 }

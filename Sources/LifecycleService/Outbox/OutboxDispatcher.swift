@@ -20,6 +20,9 @@ final class OutboxDispatcher: Sendable {
     let owner: String
     let clock: any WallClock
     let metrics: MetricsRegistry
+    let deliveries: Counter
+    let deliveryDuration: Histogram
+    let messages: Gauge
     let log: EventLog
     let random: @Sendable () -> Double
     let signal: WakeSignal
@@ -37,13 +40,13 @@ final class OutboxDispatcher: Sendable {
         self.metrics = metrics
         self.log = log
         self.random = random
-        metrics.describe(
-            "lifecycle_outbox_deliveries_total", kind: "counter",
+        deliveries = metrics.counter(
+            "lifecycle_outbox_deliveries_total",
             help: "Webhook delivery attempts, by message kind and result (delivered, retry, dead).")
-        metrics.describe(
-            "lifecycle_outbox_delivery_duration_seconds", kind: "histogram",
-            help: "Time to deliver one webhook, successful or not.", buckets: PublicRoutes.latencyBuckets)
-        metrics.describe("lifecycle_outbox_messages", kind: "gauge", help: "Outbox messages by status.")
+        deliveryDuration = metrics.histogram(
+            "lifecycle_outbox_delivery_duration_seconds", help: "Time to deliver one webhook, successful or not.",
+            buckets: PublicRoutes.latencyBuckets)
+        messages = metrics.gauge("lifecycle_outbox_messages", help: "Outbox messages by status.")
     }
 
     /// New messages were committed: deliver now rather than at the next poll.
@@ -90,7 +93,7 @@ final class OutboxDispatcher: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let result = await delivery.deliver(message)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        metrics.observe("lifecycle_outbox_delivery_duration_seconds", [("kind", message.kind)], value: seconds)
+        deliveryDuration.observe([("kind", message.kind)], value: seconds)
         let at = clock.now()
         let owner = self.owner
         let outcome: String
@@ -131,7 +134,7 @@ final class OutboxDispatcher: Sendable {
             // Another instance took the message after our lease ran out; it will record its own attempt.
             log.log(.warning, "outbox.lease_lost", [("id", .integer(message.id))])
         }
-        metrics.increment("lifecycle_outbox_deliveries_total", [("kind", message.kind), ("result", outcome)])
+        deliveries.increment([("kind", message.kind), ("result", outcome)])
         if outcome == "delivered" {
             log.log(
                 .info, "outbox.delivered", app: message.app, subject: message.subject,
@@ -151,7 +154,7 @@ final class OutboxDispatcher: Sendable {
     private func refreshGauges() async {
         guard let counts = try? await store.read({ reader in try reader.outboxCounts() }) else { return }
         for (status, count) in counts {
-            metrics.set("lifecycle_outbox_messages", [("status", status.rawValue)], to: Double(count))
+            messages.set([("status", status.rawValue)], to: Double(count))
         }
     }
 }

@@ -11,6 +11,7 @@ struct PublicRoutes: Sendable {
     let store: any Store
     let keys: JWKSCache
     let metrics: MetricsRegistry
+    let requestDuration: Histogram
     let readinessDetails: @Sendable () -> JSONObject
 
     static let latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -25,16 +26,16 @@ struct PublicRoutes: Sendable {
         self.keys = keys
         self.metrics = metrics
         self.readinessDetails = readinessDetails
-        metrics.describe(
-            "lifecycle_http_request_duration_seconds", kind: "histogram",
-            help: "Time from a complete request to its response, by route.", buckets: Self.latencyBuckets)
+        requestDuration = metrics.histogram(
+            "lifecycle_http_request_duration_seconds", help: "Time from a complete request to its response, by route.",
+            buckets: Self.latencyBuckets)
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         let (route, response) = await route(request)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        metrics.observe("lifecycle_http_request_duration_seconds", [("route", route)], value: seconds)
+        requestDuration.observe([("route", route)], value: seconds)
         return response
     }
 

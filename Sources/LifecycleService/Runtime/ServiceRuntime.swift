@@ -23,6 +23,9 @@ public final class ServiceRuntime: Sendable {
     public let erasureRunner: ErasureJobRunner
     private let publicServer: HTTPServer
     let outbox: OutboxDispatcher
+    private let reloads: Counter
+    private let heartbeats: Counter
+    private let lastHeartbeat: Gauge
     /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
     private let adminServer = Mutex<HTTPServer?>(nil)
     /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
@@ -54,10 +57,10 @@ public final class ServiceRuntime: Sendable {
                 return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
             })
         if let tls {
-            context.metrics.describe(
-                "lifecycle_tls_certificate_expiry_days", kind: "gauge",
+            let expiry = context.metrics.gauge(
+                "lifecycle_tls_certificate_expiry_days",
                 help: "Days until the public listener's certificate expires (negative once expired).")
-            context.metrics.collect { [("lifecycle_tls_certificate_expiry_days", [], Double(tls.daysUntilExpiry()))] }
+            context.metrics.collect { [(expiry, [], Double(tls.daysUntilExpiry()))] }
         }
         var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
         if let tls { serverConfiguration.transport = .tls(tls) }
@@ -69,13 +72,13 @@ public final class ServiceRuntime: Sendable {
                 return (active.configuration.outbox, active.webhookDelivery)
             }, owner: instanceID, clock: context.clock, metrics: context.metrics, log: context.log,
             signal: context.outboxSignal)
-        context.metrics.describe(
-            Self.reloadsMetric, kind: "counter",
+        reloads = context.metrics.counter(
+            "lifecycle_config_reloads_total",
             help: "SIGHUP reloads of the configuration file, by result (applied, refused).")
-        context.metrics.describe(
-            Self.heartbeatsMetric, kind: "counter", help: "Heartbeats this instance recorded in the store.")
-        context.metrics.describe(
-            Self.lastHeartbeatMetric, kind: "gauge", help: "Unix time of this instance's last recorded heartbeat.")
+        heartbeats = context.metrics.counter(
+            "lifecycle_heartbeats_total", help: "Heartbeats this instance recorded in the store.")
+        lastHeartbeat = context.metrics.gauge(
+            "lifecycle_last_heartbeat_timestamp_seconds", help: "Unix time of this instance's last recorded heartbeat.")
     }
 
     static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
@@ -150,13 +153,10 @@ public final class ServiceRuntime: Sendable {
         let now = context.clock.now()
         let instance = instanceID
         try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
-        context.metrics.increment(Self.heartbeatsMetric)
-        context.metrics.set(Self.lastHeartbeatMetric, to: Double(now.secondsSinceEpoch))
+        heartbeats.increment()
+        lastHeartbeat.set(to: Double(now.secondsSinceEpoch))
         context.log.debug("heartbeat.\(kind)")
     }
-
-    static let heartbeatsMetric = "lifecycle_heartbeats_total"
-    static let lastHeartbeatMetric = "lifecycle_last_heartbeat_timestamp_seconds"
 
     /// A heartbeat every `reconcile.heartbeatSeconds` (default 60), shorter than the gap threshold.
     private func heartbeatLoop() async {
@@ -268,8 +268,6 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    static let reloadsMetric = "lifecycle_config_reloads_total"
-
     /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and
     /// audiences, account transitions with their outbox and erasure effects (each app's policy: jobs scheduled
     /// from now on follow it, scheduled ones keep theirs), webhook signers and endpoints, the erasure runner's
@@ -323,7 +321,7 @@ public final class ServiceRuntime: Sendable {
         } else {
             log.info("reload.keys", [("keys", .integer(Int64(context.keys.statistics.keyCount)))])
         }
-        if let result { context.metrics.increment(Self.reloadsMetric, [("result", result)]) }
+        if let result { reloads.increment([("result", result)]) }
     }
 
     /// An error as one line (a description never spans lines in a log field): as a command prints it.
