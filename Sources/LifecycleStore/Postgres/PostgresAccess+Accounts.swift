@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Accounts: one row per (app, `sub`) holding the columns of ``AccountRecord``.
 extension PostgresAccess {

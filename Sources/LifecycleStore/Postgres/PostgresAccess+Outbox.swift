@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// The transactional outbox (DESIGN.md §6) on PostgreSQL.
 ///

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Data keys, master keys and sealed values on PostgreSQL; every query mirrors its ``SQLiteAccess`` twin.
 /// Where SQLite serialises writers, several instances write here at once, so two things are decided by the

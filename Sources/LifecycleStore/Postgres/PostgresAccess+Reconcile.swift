@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Reconcile runs, findings, and the service's view of each account for the merge, on PostgreSQL; every
 /// query mirrors its ``SQLiteAccess`` twin. Optional parameters compared with `IS NULL` are cast to their

@@ -1,9 +1,10 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// The store's queries over one PostgreSQL connection: what a `read` or `write` body of ``PostgresStore``
 /// receives. It lives only on the owner thread of its connection, for the duration of one body. Every query
 /// mirrors its ``SQLiteAccess`` twin; comments here only say where PostgreSQL differs.
-final class PostgresAccess: StoreWriter {
+final class PostgresAccess: StoreAccess {
     let connection: PostgresConnection
 
     init(connection: PostgresConnection) {
@@ -15,7 +16,7 @@ final class PostgresAccess: StoreWriter {
         do {
             return try body()
         } catch {
-            throw StoreError(convertingPostgres: error)
+            throw StoreError(converting: error)
         }
     }
 

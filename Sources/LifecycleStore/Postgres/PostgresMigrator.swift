@@ -1,3 +1,5 @@
+import LifecycleSQL
+
 /// Brings a PostgreSQL schema up to the version this build knows, one step per transaction, and refuses a
 /// schema migrated by a newer build.
 ///
@@ -67,7 +69,7 @@ struct PostgresMigrator {
             guard tag == "COMMIT" else { throw StoreError.unavailable("migration \(migration.name) was rolled back") }
         } catch {
             _ = try? connection.execute("ROLLBACK")
-            throw StoreError(convertingPostgres: error)
+            throw StoreError(converting: error)
         }
     }
 
@@ -82,7 +84,7 @@ struct PostgresMigrator {
         do {
             return try body()
         } catch {
-            throw StoreError(convertingPostgres: error)
+            throw StoreError(converting: error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import LifecycleSQL
 
 /// The PostgreSQL implementation of ``Store``, through libpq: several `serve` instances share one database.
 ///
@@ -57,7 +58,7 @@ public final class PostgresStore: Store {
             pool = try PostgresPool(connections: connections, configuration: configuration, counters: counters)
         } catch {
             for connection in connections { connection.close() }
-            throw StoreError(convertingPostgres: error)
+            throw StoreError(converting: error)
         }
     }
 
@@ -120,7 +121,7 @@ public final class PostgresStore: Store {
                 connection.close()
                 return nil
             } catch {
-                throw StoreError(convertingPostgres: error)
+                throw StoreError(converting: error)
             }
         }
         guard let holder else { return nil }
@@ -169,7 +170,7 @@ extension PostgresStore {
                 for statement in statements { try connection.execute(statement) }
                 return RemnantRemoval(complete: true, description: statements.joined(separator: ", "))
             } catch {
-                throw StoreError(convertingPostgres: error)
+                throw StoreError(converting: error)
             }
         }
     }

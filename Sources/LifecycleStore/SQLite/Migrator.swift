@@ -1,3 +1,5 @@
+import LifecycleSQL
+
 /// Brings a database up to the schema this build knows, one step per transaction.
 struct Migrator {
     var migrations: [Migration]

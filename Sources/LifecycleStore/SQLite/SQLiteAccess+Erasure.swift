@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Scheduled erasure jobs and their steps (DESIGN.md §7) on SQLite.
 ///

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Account history: one row per input the state machine saw, appended in the transaction that applied it.
 extension SQLiteAccess {

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Data keys, master keys and sealed values on SQLite (see ``SQLiteSchema/sealedPersonalValues``). Every
 /// write runs inside the single writer's transaction, so the checks these statements make (is the master key

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Reconcile runs, findings, and the service's view of each account for the merge.
 extension SQLiteAccess {

@@ -1,9 +1,9 @@
-import CSQLite
 import LifecycleCore
+import LifecycleSQL
 
 /// The store's queries over one SQLite connection: what a `read` or `write` body receives. It lives only on
 /// the owner thread of its connection, for the duration of one body.
-final class SQLiteAccess: StoreWriter {
+final class SQLiteAccess: StoreAccess {
     /// Internal so tests can check connection settings from inside a body.
     let connection: SQLiteConnection
 
@@ -76,8 +76,7 @@ final class SQLiteAccess: StoreWriter {
             {
                 return .duplicateEvent(existingID: existing)
             }
-            throw SQLiteError(
-                code: SQLITE_CONSTRAINT, message: "notification was neither inserted nor found under its unique keys")
+            throw SQLiteError.constraintViolation("notification was neither inserted nor found under its unique keys")
         }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import LifecycleSQL
 
 /// The SQLite implementation of ``Store``: one file in WAL mode, one writer thread with group commit
 /// (``GroupCommitWriter``), and a small pool of reader threads (``ReaderPool``).
