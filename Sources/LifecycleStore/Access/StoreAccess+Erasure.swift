@@ -1,28 +1,25 @@
 import LifecycleCore
 import LifecycleSQL
 
-/// Scheduled erasure jobs and their steps (DESIGN.md §7) on PostgreSQL; every query mirrors its
-/// ``SQLiteAccess`` twin.
+/// Scheduled erasure jobs and their steps (DESIGN.md §7).
 ///
-/// Claims follow the outbox's pattern (``PostgresAccess/claimOutbox(now:owner:leaseUntil:limit:)``): the due
-/// steps are picked with `FOR UPDATE OF s SKIP LOCKED` in a materialized CTE and leased by the same
-/// statement, so two instances never lease one step; a step whose lease committed after the statement's
-/// snapshot is re-checked on its newest version and excluded. A job's status column is never written
-/// directly: after every step change the job is loaded as the LifecycleCore ``ErasureJob`` value and its
-/// derived status is stored.
-extension PostgresAccess {
-    private func steps(jobID: Int64) throws(PostgresError) -> [(ErasureStep, Instant?)] {
-        var steps: [(ErasureStep, Instant?)] = []
-        for row in try connection.query(
-            "SELECT \(ErasureJobRow.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID])
-        {
+/// Claims follow the outbox's pattern (``StoreAccess/claimOutbox(now:owner:leaseUntil:limit:)``): the due
+/// steps are picked in a materialized CTE and leased by the same statement whose `WHERE` holds the lease
+/// test, so no other runner, in this process or another, can lease the same step between the test and the
+/// update (SQLite: the single write lock; PostgreSQL: ``SQLDialect/skipLocked(of:)``). A job's status column
+/// is never written directly: after every step change the job is loaded as the LifecycleCore ``ErasureJob``
+/// value and its derived status is stored.
+extension StoreAccess {
+    private func steps(jobID: Int64) throws -> [(ErasureStep, Instant?)] {
+        try connection.fetchAll(
+            "SELECT \(ErasureJobRow.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID]
+        ) { row in
             let decoded = try ErasureJobRow.decodeStep(row)
-            steps.append((decoded.step, decoded.startedAt))
+            return (decoded.step, decoded.startedAt)
         }
-        return steps
     }
 
-    private func assemble(_ row: ErasureJobRow) throws(PostgresError) -> StoredErasureJob {
+    private func assemble(_ row: ErasureJobRow) throws -> StoredErasureJob {
         let steps = try steps(jobID: row.id)
         var plan = row.plan
         plan.targets = steps.map(\.0.target)
@@ -32,21 +29,21 @@ extension PostgresAccess {
             createdAt: row.createdAt, cancelReason: row.cancelReason, stepsStartedAt: steps.map(\.1))
     }
 
-    private func loadJob(id: Int64) throws(PostgresError) -> StoredErasureJob? {
+    private func loadJob(id: Int64) throws -> StoredErasureJob? {
         try loadJobs("SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id = $1", [id]).first
     }
 
-    private func loadJobs(
-        _ sql: String, _ arguments: [any PostgresBindable]
-    ) throws(PostgresError) -> [StoredErasureJob] {
+    /// The job rows are read to the end before their steps are: each job's steps are another statement.
+    private func loadJobs(_ sql: String, _ arguments: [any SQLBindable]) throws -> [StoredErasureJob] {
+        let rows = try connection.fetchAll(sql, arguments) { row in try ErasureJobRow.decode(row) }
         var jobs: [StoredErasureJob] = []
-        for row in try connection.query(sql, arguments) { jobs.append(try assemble(try ErasureJobRow.decode(row))) }
+        for row in rows { jobs.append(try assemble(row)) }
         return jobs
     }
 
     /// Stores the status and finish time the job value derives from its steps.
-    private func storeDerivedStatus(_ job: StoredErasureJob) throws(PostgresError) {
-        _ = try connection.query(
+    private func storeDerivedStatus(_ job: StoredErasureJob) throws {
+        try connection.run(
             "UPDATE erasure_jobs SET status = $1, finished_at_ms = $2 WHERE id = $3",
             [job.job.status.rawValue, job.job.finishedAt?.millisecondsSinceEpoch, job.id])
     }
@@ -54,11 +51,11 @@ extension PostgresAccess {
     // MARK: Reading
 
     func erasureJob(id: Int64) throws(StoreError) -> StoredErasureJob? {
-        try postgres { try loadJob(id: id) }
+        try sql { try loadJob(id: id) }
     }
 
     func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob] {
-        try postgres { () throws -> [StoredErasureJob] in
+        try sql { () throws -> [StoredErasureJob] in
             let after = afterID ?? Int64.min
             if let status {
                 return try loadJobs(
@@ -72,7 +69,7 @@ extension PostgresAccess {
     }
 
     func erasureJobs(app: String, subject: String) throws(StoreError) -> [StoredErasureJob] {
-        try postgres {
+        try sql {
             try loadJobs(
                 "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE app = $1 AND sub = $2 ORDER BY id",
                 [app, subject])
@@ -80,11 +77,11 @@ extension PostgresAccess {
     }
 
     func erasureJobCounts() throws(StoreError) -> [ErasureJobStatus: Int] {
-        try postgres { () throws -> [ErasureJobStatus: Int] in
+        try sql { () throws -> [ErasureJobStatus: Int] in
             var counts = Dictionary(uniqueKeysWithValues: ErasureJobStatus.allCases.map { ($0, 0) })
-            for row in try connection.query("SELECT status, count(*) FROM erasure_jobs GROUP BY status") {
+            try connection.fetchEach("SELECT status, count(*) FROM erasure_jobs GROUP BY status", []) { row in
                 guard let status = ErasureJobStatus(rawValue: row.text(0)) else {
-                    throw PostgresError.unreadable("erasure_jobs", "status")
+                    throw Row.unreadable("erasure_jobs", "status")
                 }
                 counts[status] = row.int(1)
             }
@@ -92,26 +89,24 @@ extension PostgresAccess {
         }
     }
 
-    /// `target` and `status` are `COLLATE "C"`, so the order is SQLite's.
+    /// `target` and `status` compare in byte order on both databases (`COLLATE "C"` on PostgreSQL).
     func erasureStepCounts() throws(StoreError) -> [ErasureStepCount] {
-        try postgres { () throws -> [ErasureStepCount] in
-            var counts: [ErasureStepCount] = []
-            for row in try connection.query(
-                "SELECT target, status, count(*) FROM erasure_steps GROUP BY target, status ORDER BY target, status")
-            {
+        try sql {
+            try connection.fetchAll(
+                "SELECT target, status, count(*) FROM erasure_steps GROUP BY target, status ORDER BY target, status"
+            ) { row in
                 guard let status = ErasureStepStatus(canonicalName: row.text(1)) else {
-                    throw PostgresError.unreadable("erasure_steps", "status")
+                    throw Row.unreadable("erasure_steps", "status")
                 }
-                counts.append(ErasureStepCount(target: row.text(0), status: status, count: row.int(2)))
+                return ErasureStepCount(target: row.text(0), status: status, count: row.int(2))
             }
-            return counts
         }
     }
 
     func overdueErasureJobCount(now: Instant) throws(StoreError) -> Int {
-        try postgres {
+        try sql {
             Int(
-                try connection.queryInt64(
+                try connection.fetchInt64(
                     """
                     SELECT count(*) FROM erasure_jobs
                     WHERE status NOT IN ('completed', 'cancelled') AND deadline_ms < $1
@@ -121,7 +116,7 @@ extension PostgresAccess {
     }
 
     func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws(StoreError) -> [StoredErasureJob] {
-        try postgres {
+        try sql {
             try loadJobs(
                 """
                 SELECT \(ErasureJobRow.columns) FROM erasure_jobs
@@ -137,10 +132,10 @@ extension PostgresAccess {
     func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws(StoreError)
         -> Int64
     {
-        try postgres { () throws -> Int64 in
+        try sql { () throws -> Int64 in
             let status = ErasureJob(plan: plan).status
             guard
-                let id = try connection.queryInt64(
+                let id = try connection.fetchInt64(
                     """
                     INSERT INTO erasure_jobs (
                         app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms,
@@ -155,9 +150,9 @@ extension PostgresAccess {
                         plan.notBefore.millisecondsSinceEpoch, plan.deadline.millisecondsSinceEpoch,
                         plan.cancelIfRelinked, plan.basis, status.rawValue, createdAt.millisecondsSinceEpoch,
                     ])
-            else { throw PostgresError(message: "erasure job insert returned no id") }
+            else { throw Connection.failure("erasure job insert returned no id") }
             for (ordinal, target) in plan.targets.enumerated() {
-                _ = try connection.query(
+                try connection.run(
                     """
                     INSERT INTO erasure_steps (job_id, ordinal, target, status, attempts, next_attempt_at_ms)
                     VALUES ($1, $2, $3, 'pending', 0, $4)
@@ -171,8 +166,8 @@ extension PostgresAccess {
         now: Instant, owner: String, leaseUntil: Instant, limit: Int
     ) throws(StoreError) -> [ClaimedErasureStep] {
         guard limit > 0 else { return [] }
-        return try postgres { () throws -> [ClaimedErasureStep] in
-            let rows = try connection.query(
+        return try sql { () throws -> [ClaimedErasureStep] in
+            let claimed = try connection.fetchAll(
                 """
                 WITH picked AS MATERIALIZED (
                     SELECT s.job_id, s.ordinal FROM erasure_steps AS s
@@ -185,8 +180,7 @@ extension PostgresAccess {
                             WHERE other.job_id = s.job_id AND other.target <> $4
                                 AND other.status NOT IN ('done', 'failed', 'unverified')))
                     ORDER BY j.deadline_ms, s.job_id, s.ordinal
-                    LIMIT $5
-                    FOR UPDATE OF s SKIP LOCKED)
+                    LIMIT $5\(dialect.skipLocked(of: "s")))
                 UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = $1,
                     leased_until_ms = $2, last_attempt_at_ms = $3,
                     started_at_ms = coalesce(erasure_steps.started_at_ms, $3), next_attempt_at_ms = NULL
@@ -197,8 +191,8 @@ extension PostgresAccess {
                 [
                     owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
                     limit,
-                ])
-            let claimed = rows.map { ($0.int64(0), $0.int(1)) }
+                ]
+            ) { row in (row.int64(0), row.int(1)) }
             var result: [ClaimedErasureStep] = []
             for (jobID, ordinal) in claimed.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
                 guard let job = try loadJob(id: jobID) else { continue }
@@ -212,19 +206,19 @@ extension PostgresAccess {
     func recordErasureStep(
         jobID: Int64, index: Int, step: ErasureStep, owner: String?, at instant: Instant
     ) throws(StoreError) -> StoredErasureJob? {
-        try postgres { () throws -> StoredErasureJob? in
+        try sql { () throws -> StoredErasureJob? in
             let guardClause =
                 owner == nil
                 ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = $14"
             let evidence = step.evidence
-            var arguments: [any PostgresBindable] = [
+            var arguments: [any SQLBindable] = [
                 step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
                 step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
                 evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus, evidence.errorCode,
                 jobID, index, evidence.keysDestroyed, evidence.hygiene,
             ]
             if let owner { arguments.append(owner) }
-            let updated = try connection.query(
+            let updated = try connection.fetchCount(
                 """
                 UPDATE erasure_steps SET status = $1, attempts = $2, next_attempt_at_ms = $3, last_attempt_at_ms = $4,
                     finished_at_ms = $5, rows_affected = $6, verification_count = $7, response_status = $8,
@@ -232,23 +226,22 @@ extension PostgresAccess {
                 WHERE job_id = $10 AND ordinal = $11 AND \(guardClause)
                 RETURNING 1
                 """, arguments)
-            guard !updated.isEmpty, let job = try loadJob(id: jobID) else { return nil }
+            guard updated > 0, let job = try loadJob(id: jobID) else { return nil }
             try storeDerivedStatus(job)
             return job
         }
     }
 
     func retryErasureJob(id: Int64, now: Instant) throws(StoreError) -> Int {
-        try postgres { () throws -> Int in
-            let reset = try connection.query(
+        try sql { () throws -> Int in
+            let reset = try connection.fetchCount(
                 """
                 UPDATE erasure_steps SET status = 'pending', attempts = 0, next_attempt_at_ms = $1,
                     finished_at_ms = NULL, lease_owner = NULL, leased_until_ms = NULL
                 WHERE job_id = $2 AND status IN ('failed', 'unverified')
                     AND EXISTS (SELECT 1 FROM erasure_jobs WHERE id = $2 AND cancelled_at_ms IS NULL)
                 RETURNING 1
-                """, [now.millisecondsSinceEpoch, id]
-            ).count
+                """, [now.millisecondsSinceEpoch, id])
             if reset > 0, let job = try loadJob(id: id) { try storeDerivedStatus(job) }
             return reset
         }
@@ -257,7 +250,7 @@ extension PostgresAccess {
     func cancelErasureJobsForRelink(
         app: String, subject: String, at instant: Instant, reason: String
     ) throws(StoreError) -> [Int64] {
-        try postgres { () throws -> [Int64] in
+        try sql { () throws -> [Int64] in
             var cancelled: [Int64] = []
             for stored in try loadJobs(
                 """
@@ -268,15 +261,15 @@ extension PostgresAccess {
             {
                 var job = stored.job
                 guard job.cancelForRelink(at: instant) else { continue }
-                _ = try connection.query(
+                try connection.run(
                     """
                     UPDATE erasure_jobs SET status = 'cancelled', cancelled_at_ms = $1, finished_at_ms = $1,
                         cancel_reason = $2
                     WHERE id = $3
                     """, [instant.millisecondsSinceEpoch, reason, stored.id])
-                _ = try connection.query(
-                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = $1",
-                    [stored.id])
+                try connection.run(
+                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = $1", [stored.id]
+                )
                 cancelled.append(stored.id)
             }
             return cancelled
