@@ -1,7 +1,7 @@
 import LifecycleCore
 import LifecycleSQL
 
-/// Data keys, master keys and sealed values (see ``SQLiteSchema/sealedPersonalValues``).
+/// Data keys, master keys and sealed values (see ``StoreSchema/sealedPersonalValues(_:)``).
 ///
 /// On SQLite every write runs inside the single writer's transaction, so the checks these statements make (is
 /// the master key in force? does a key exist?) cannot race with another writer, in this process or another.

@@ -9,8 +9,8 @@ import LifecycleSQL
 /// asks for (https://www.postgresql.org/docs/15/libpq-ssl.html): `require`, `verify-ca`, `verify-full`.
 ///
 /// What makes several instances safe is in the SQL, not in this process: unique keys decide duplicates
-/// (``PostgresAccess/insertNotification(_:)``), claims lock with `FOR UPDATE SKIP LOCKED`
-/// (``PostgresAccess/claimOutbox(now:owner:leaseUntil:limit:)``), and ``withExclusiveLock(named:_:)`` is a
+/// (``StoreAccess/insertNotification(_:)``), claims lock with `FOR UPDATE SKIP LOCKED`
+/// (``StoreAccess/claimOutbox(now:owner:leaseUntil:limit:)``), and ``withExclusiveLock(named:_:)`` is a
 /// server-side advisory lock.
 public final class PostgresStore: Store {
     public let configuration: PostgresStoreConfiguration
