@@ -12,6 +12,9 @@ protocol StoreConnection {
     /// Runs one statement and hands each row to `body`. A row is valid only during its call.
     func fetchEach(_ sql: String, _ arguments: [any SQLBindable], _ body: (Row) throws -> Void) throws
 
+    /// Runs one statement and decodes its first row, if any; the statement is not stepped further.
+    func fetchOne<T>(_ sql: String, _ arguments: [any SQLBindable], _ decode: (Row) throws -> T) throws -> T?
+
     /// Runs one statement whose rows, if any, are not needed.
     func run(_ sql: String, _ arguments: [any SQLBindable]) throws
 
@@ -30,13 +33,8 @@ protocol StoreConnection {
 extension StoreConnection {
     func run(_ sql: String) throws { try run(sql, []) }
 
-    /// The first row decoded, if any.
-    func fetchOne<T>(_ sql: String, _ arguments: [any SQLBindable] = [], _ decode: (Row) throws -> T) throws -> T? {
-        var first: T?
-        try fetchEach(sql, arguments) { row in
-            if first == nil { first = try decode(row) }
-        }
-        return first
+    func fetchOne<T>(_ sql: String, _ decode: (Row) throws -> T) throws -> T? {
+        try fetchOne(sql, [], decode)
     }
 
     /// Every row decoded, in order.
@@ -74,6 +72,15 @@ extension SQLiteConnection: StoreConnection {
         while try statement.step() { try body(statement) }
     }
 
+    func fetchOne<T>(
+        _ sql: String, _ arguments: [any SQLBindable], _ decode: (SQLiteStatement) throws -> T
+    ) throws -> T? {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values: arguments.lazy.map(\.sqliteValue))
+        return try statement.step() ? try decode(statement) : nil
+    }
+
     func run(_ sql: String, _ arguments: [any SQLBindable]) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
@@ -94,6 +101,12 @@ extension PostgresConnection: StoreConnection {
     /// libpq hands back the whole result; its rows are copied out once and the result freed at once.
     func fetchEach(_ sql: String, _ arguments: [any SQLBindable], _ body: (PostgresRow) throws -> Void) throws {
         for row in try query(sql, values: arguments.lazy.map(\.postgresValue)) { try body(row) }
+    }
+
+    func fetchOne<T>(
+        _ sql: String, _ arguments: [any SQLBindable], _ decode: (PostgresRow) throws -> T
+    ) throws -> T? {
+        try query(sql, values: arguments.lazy.map(\.postgresValue)).first.map(decode)
     }
 
     func run(_ sql: String, _ arguments: [any SQLBindable]) throws {
