@@ -46,9 +46,15 @@ let package = Package(
             name: "AppleAccountAPI", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "HTTP"],
             swiftSettings: strict),
 
+        // SQL plumbing: SQLite and PostgreSQL connections, statements, values, rows, named parameters, the
+        // owner thread, and the application databases erasure and reconcile open (their failures are
+        // LifecycleCore's FailureCode). No store concepts.
+        .target(
+            name: "LifecycleSQL", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"], swiftSettings: strict),
+
         // Durable state: the Store protocol and its SQLite and PostgreSQL implementations.
         .target(
-            name: "LifecycleStore", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"],
+            name: "LifecycleStore", dependencies: ["LifecycleCore", "LifecycleSQL"],
             swiftSettings: strict),
 
         // HTTP/1.1 server on POSIX sockets with epoll.
@@ -58,7 +64,8 @@ let package = Package(
         .target(
             name: "LifecycleService",
             dependencies: [
-                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleStore", "HTTP",
+                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
+                "LifecycleStore", "HTTP",
             ],
             resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
 
@@ -95,14 +102,14 @@ let package = Package(
             name: "AppleNotificationsTests",
             dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "TestSupport"],
+            name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "LifecycleSQL", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "TransparencyLogTests", dependencies: ["TransparencyLog", "LifecycleCrypto", "TestSupport"],
             exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "AppleRESTFake", "TestSupport"],
+            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "LifecycleSQL", "AppleRESTFake", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import LifecycleStore
 import TestSupport
 

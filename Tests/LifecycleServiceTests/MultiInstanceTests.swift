@@ -2,6 +2,7 @@ import AppleNotifications
 import Dispatch
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import Synchronization
 import TestSupport
 import Testing

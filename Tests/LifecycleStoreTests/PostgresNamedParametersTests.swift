@@ -1,3 +1,4 @@
+import LifecycleSQL
 import Testing
 
 @testable import LifecycleStore

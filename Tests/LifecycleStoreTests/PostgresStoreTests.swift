@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 import Testing
 
 @testable import LifecycleStore
@@ -114,7 +115,7 @@ struct PostgresStoreTests {
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
                         [name]) ?? 0
                 } catch {
-                    throw StoreError(convertingPostgres: error)
+                    throw StoreError(converting: error)
                 }
             }
             #expect(terminated == Int64(StoreFactory.postgresConfiguration(schema: schema).connectionCount))
@@ -141,7 +142,7 @@ struct PostgresStoreTests {
                 do {
                     connection = try PostgresConnection(url: url, schema: nil, connectTimeoutSeconds: 5)
                 } catch {
-                    throw StoreError(convertingPostgres: error)
+                    throw StoreError(converting: error)
                 }
                 defer { connection.close() }
                 let before = Array(PostgresSchema.migrations.prefix { $0.name != "outbox-message-ids" })
@@ -153,7 +154,7 @@ struct PostgresStoreTests {
                         VALUES ('shop', 's', 'account.sessions.terminate', '{}', 'pending', 2, 1, 1)
                         """)
                 } catch {
-                    throw StoreError(convertingPostgres: error)
+                    throw StoreError(converting: error)
                 }
             }
             let store = try await factory.open(location)
@@ -178,7 +179,7 @@ struct PostgresStoreTests {
                         "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, 'from-the-future', 0)",
                         [PostgresStore.schemaVersion + 1])
                 } catch {
-                    throw StoreError(convertingPostgres: error)
+                    throw StoreError(converting: error)
                 }
             }
             await #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleSQL
 import Testing
 
 @testable import LifecycleStore
@@ -64,7 +65,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
                         try connection.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
                         connection.close()
                     } catch {
-                        throw StoreError(convertingPostgres: error)
+                        throw StoreError(converting: error)
                     }
                 }
             })

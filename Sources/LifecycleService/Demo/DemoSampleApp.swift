@@ -1,3 +1,4 @@
+import LifecycleSQL
 import LifecycleStore
 
 /// The generated app database the demo erases from and reconciles against: one `users` table keyed by

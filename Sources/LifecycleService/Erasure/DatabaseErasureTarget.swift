@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import LifecycleStore
 
 /// The `sqlite` and `postgres` targets: the configured statements run in one transaction with `:sub` bound,

@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 import LifecycleStore
 
 /// The erasure parts of `lifecycle.json` (DESIGN.md §7): `policiesDirectory`, the `erasure` runner settings,

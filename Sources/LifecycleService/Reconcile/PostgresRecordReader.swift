@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 import LifecycleStore
 
 /// The app's records from its own PostgreSQL database. The configured query is wrapped so the rows come back

@@ -1,4 +1,5 @@
 import Glibc
+import LifecycleSQL
 import Synchronization
 
 /// One `read` or `write` call waiting for a pooled connection.
@@ -51,7 +52,7 @@ final class PostgresPool: Sendable {
                 // Threads already started stop when the queue closes; the rest never start.
                 queue.close()
                 for connection in connections[index...] { connection.close() }
-                throw error
+                throw StoreError(error)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import LifecycleCore
+import LifecycleSQL
 
 /// The PostgreSQL implementation of ``Store``, through libpq: several `serve` instances share one database.
 ///
@@ -9,8 +10,8 @@ import LifecycleCore
 /// asks for (https://www.postgresql.org/docs/15/libpq-ssl.html): `require`, `verify-ca`, `verify-full`.
 ///
 /// What makes several instances safe is in the SQL, not in this process: unique keys decide duplicates
-/// (``PostgresAccess/insertNotification(_:)``), claims lock with `FOR UPDATE SKIP LOCKED`
-/// (``PostgresAccess/claimOutbox(now:owner:leaseUntil:limit:)``), and ``withExclusiveLock(named:_:)`` is a
+/// (``StoreAccess/insertNotification(_:)``), claims lock with `FOR UPDATE SKIP LOCKED`
+/// (``StoreAccess/claimOutbox(now:owner:leaseUntil:limit:)``), and ``withExclusiveLock(named:_:)`` is a
 /// server-side advisory lock.
 public final class PostgresStore: Store {
     public let configuration: PostgresStoreConfiguration
@@ -58,7 +59,7 @@ public final class PostgresStore: Store {
             pool = try PostgresPool(connections: connections, configuration: configuration, counters: counters)
         } catch {
             for connection in connections { connection.close() }
-            throw StoreError(convertingPostgres: error)
+            throw StoreError(converting: error)
         }
     }
 
@@ -121,7 +122,7 @@ public final class PostgresStore: Store {
                 connection.close()
                 return nil
             } catch {
-                throw StoreError(convertingPostgres: error)
+                throw StoreError(converting: error)
             }
         }
         guard let holder else { return nil }
@@ -170,7 +171,7 @@ extension PostgresStore {
                 for statement in statements { try connection.execute(statement) }
                 return RemnantRemoval(complete: true, description: statements.joined(separator: ", "))
             } catch {
-                throw StoreError(convertingPostgres: error)
+                throw StoreError(converting: error)
             }
         }
     }

@@ -7,6 +7,10 @@ enum OutboxRow {
         last_attempt_at_ms, last_error, last_status_code, delivered_at_ms, message_id
         """
 
+    /// The same columns named through the table, for an `UPDATE … FROM` whose other relation also has an `id`.
+    static let qualifiedColumns = columns.split(separator: ",").map { "outbox." + $0.filter { !$0.isWhitespace } }
+        .joined(separator: ", ")
+
     static func decode<Row: StoreRow>(_ row: Row) throws(Row.Failure) -> OutboxMessage {
         guard let status = OutboxStatus(rawValue: row.text(5)) else { throw Row.unreadable("outbox", "status") }
         return OutboxMessage(

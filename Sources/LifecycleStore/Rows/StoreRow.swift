@@ -1,4 +1,5 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// A result row as the store's decoders read it, whatever database produced it. Each stored record is
 /// decoded once (``NotificationRow``, ``AccountRow``, ``HistoryRow``, ``OutboxRow``, ``ErasureJobRow``) for
@@ -10,6 +11,7 @@ protocol StoreRow {
     /// table and column only: the value itself may be personal data.
     static func unreadable(_ table: String, _ column: String) -> Failure
 
+    func isNull(_ column: Int) -> Bool
     func text(_ column: Int) -> String
     func optionalText(_ column: Int) -> String?
     func int64(_ column: Int) -> Int64
@@ -34,6 +36,7 @@ extension StoreRow {
 
 extension SQLiteStatement: StoreRow {
     static func unreadable(_ table: String, _ column: String) -> SQLiteError { SQLiteError.unreadable(table, column) }
+    func isNull(_ column: Int) -> Bool { isNull(Int32(column)) }
     func text(_ column: Int) -> String { text(Int32(column)) }
     func optionalText(_ column: Int) -> String? { optionalText(Int32(column)) }
     func int64(_ column: Int) -> Int64 { int64(Int32(column)) }

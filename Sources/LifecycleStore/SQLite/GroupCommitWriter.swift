@@ -1,3 +1,5 @@
+import LifecycleSQL
+
 /// The single writer: one connection, one thread, and group commit.
 ///
 /// Concurrent `write` calls queue up. The thread takes everything queued (up to
@@ -15,13 +17,17 @@ final class GroupCommitWriter: Sendable {
         self.counters = counters
         let queue = self.queue
         let finished = self.finished
-        try OwnerThread.start(name: "lifecycle-db-w") {
-            let access = SQLiteAccess(connection: connection)
-            while let batch = queue.take(upTo: maximumBatchSize) {
-                Self.commit(batch, connection: connection, access: access, counters: counters)
+        do {
+            try OwnerThread.start(name: "lifecycle-db-w") {
+                let access = SQLiteAccess(connection: connection)
+                while let batch = queue.take(upTo: maximumBatchSize) {
+                    Self.commit(batch, connection: connection, access: access, counters: counters)
+                }
+                connection.close()
+                finished.arrive()
             }
-            connection.close()
-            finished.arrive()
+        } catch {
+            throw StoreError(error)
         }
     }
 

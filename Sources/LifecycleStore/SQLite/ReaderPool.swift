@@ -1,3 +1,5 @@
+import LifecycleSQL
+
 /// Read connections, each owned by its own thread, sharing one queue of read calls. In WAL mode readers see
 /// the last committed state and never wait for the writer (https://www.sqlite.org/wal.html §2.2).
 final class ReaderPool: Sendable {
@@ -22,7 +24,7 @@ final class ReaderPool: Sendable {
                 // Threads already started stop when the queue closes; the rest never start.
                 queue.close()
                 for connection in connections[index...] { connection.close() }
-                throw error
+                throw StoreError(error)
             }
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import LifecycleCore
+import LifecycleSQL
 
 /// The SQLite implementation of ``Store``: one file in WAL mode, one writer thread with group commit
 /// (``GroupCommitWriter``), and a small pool of reader threads (``ReaderPool``).

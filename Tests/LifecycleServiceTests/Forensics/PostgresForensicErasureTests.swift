@@ -1,6 +1,7 @@
 import Foundation
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleSQL
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleSQL
 
 @testable import LifecycleStore
 
@@ -83,7 +84,7 @@ struct PostgresTestDatabase: Sendable {
                 defer { connection.close() }
                 return try body(connection)
             } catch {
-                throw StoreError(convertingPostgres: error)
+                throw StoreError(converting: error)
             }
         }
     }

@@ -1,16 +1,24 @@
 import Glibc
 
-/// Starts a dedicated POSIX thread: the serial owner of one SQLite connection. A plain thread rather than a
+/// Starts a dedicated POSIX thread: the serial owner of one database connection. A plain thread rather than a
 /// task, because SQLite calls block (fsync on commit, busy waits) and must not hold a Swift concurrency
 /// thread, of which there are as many as cores.
-enum OwnerThread {
+package enum OwnerThread {
+    /// `pthread_create` refused: the thread's name and the error number it returned.
+    package struct StartFailure: Error, Sendable, CustomStringConvertible {
+        package var name: String
+        package var code: Int32
+
+        package var description: String { "cannot start the \(name) thread (error \(code))" }
+    }
+
     private final class Entry {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// - Parameter name: names the thread in errors.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(StoreError) {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(StartFailure) {
         let entry = Unmanaged.passRetained(Entry(body)).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(
@@ -22,7 +30,7 @@ enum OwnerThread {
             }, entry)
         guard code == 0 else {
             Unmanaged<Entry>.fromOpaque(entry).release()
-            throw StoreError.unavailable("cannot start the \(name) thread (error \(code))")
+            throw StartFailure(name: name, code: code)
         }
         pthread_detach(thread)
     }

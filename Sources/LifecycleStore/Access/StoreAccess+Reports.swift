@@ -1,11 +1,12 @@
 import LifecycleCore
+import LifecycleSQL
 
-/// The daily report records on SQLite.
-extension SQLiteAccess {
+/// The daily report records: which instance wrote the report of a day, so only one does.
+extension StoreAccess {
     func dailyReport(day: String, app: String) throws(StoreError) -> DailyReportRecord? {
-        try sqlite {
-            try connection.firstRow(
-                "SELECT instance, written_at_ms FROM daily_reports WHERE day = ? AND app = ?", [day, app]
+        try sql {
+            try connection.fetchOne(
+                "SELECT instance, written_at_ms FROM daily_reports WHERE day = $1 AND app = $2", [day, app]
             ) { row in
                 DailyReportRecord(
                     day: day, app: app, instance: row.text(0),
@@ -14,11 +15,13 @@ extension SQLiteAccess {
         }
     }
 
+    /// The primary key decides: of two instances inserting one day at once on PostgreSQL, the second waits
+    /// for the first to commit and then inserts nothing.
     func recordDailyReport(_ record: DailyReportRecord) throws(StoreError) -> Bool {
-        try sqlite {
-            try connection.queryInt64(
+        try sql {
+            try connection.fetchInt64(
                 """
-                INSERT INTO daily_reports (day, app, instance, written_at_ms) VALUES (?, ?, ?, ?)
+                INSERT INTO daily_reports (day, app, instance, written_at_ms) VALUES ($1, $2, $3, $4)
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, [record.day, record.app, record.instance, record.writtenAt.millisecondsSinceEpoch]) != nil
         }

@@ -1,27 +1,27 @@
 /// One row of a result, copied out of libpq's `PGresult` in text format, so the result can be freed at once.
 /// Accessors decode the text forms the server writes (https://www.postgresql.org/docs/15/datatype.html).
-struct PostgresRow: Sendable {
-    let values: [String?]
+package struct PostgresRow: Sendable {
+    package let values: [String?]
 
-    func isNull(_ column: Int) -> Bool { values[column] == nil }
+    package func isNull(_ column: Int) -> Bool { values[column] == nil }
 
-    func text(_ column: Int) -> String { values[column] ?? "" }
+    package func text(_ column: Int) -> String { values[column] ?? "" }
 
-    func optionalText(_ column: Int) -> String? { values[column] }
+    package func optionalText(_ column: Int) -> String? { values[column] }
 
-    func int64(_ column: Int) -> Int64 { optionalInt64(column) ?? 0 }
+    package func int64(_ column: Int) -> Int64 { optionalInt64(column) ?? 0 }
 
-    func optionalInt64(_ column: Int) -> Int64? { values[column].flatMap { Int64($0) } }
+    package func optionalInt64(_ column: Int) -> Int64? { values[column].flatMap { Int64($0) } }
 
-    func int(_ column: Int) -> Int { Int(truncatingIfNeeded: int64(column)) }
+    package func int(_ column: Int) -> Int { Int(truncatingIfNeeded: int64(column)) }
 
     /// `boolean` output is `t` or `f`.
-    func bool(_ column: Int) -> Bool { values[column] == "t" }
+    package func bool(_ column: Int) -> Bool { values[column] == "t" }
 
-    func optionalBool(_ column: Int) -> Bool? { values[column].map { $0 == "t" } }
+    package func optionalBool(_ column: Int) -> Bool? { values[column].map { $0 == "t" } }
 
     /// `bytea` in the hex output format (`bytea_output = hex`, the default, set on every connection).
-    func bytea(_ column: Int) -> [UInt8]? {
+    package func bytea(_ column: Int) -> [UInt8]? {
         guard let text = values[column] else { return nil }
         let hex = Array(text.utf8.dropFirst(2))
         guard hex.count.isMultiple(of: 2) else { return nil }

@@ -4,13 +4,13 @@
 ///
 /// A name is `:` then a letter or `_`, then letters, digits or `_`. Not a name: `::` casts, and anything
 /// inside a string literal (`'…'`, `E'…'`), a quoted identifier (`"…"`), a dollar-quoted string or a comment.
-struct PostgresNamedParameters: Sendable, Hashable {
+package struct PostgresNamedParameters: Sendable, Hashable {
     /// The statement with `$1`, `$2`, … in place of the names.
-    var sql: String
+    package var sql: String
     /// The names in the order of their numbers (`names[0]` is `$1`); a name used twice has one number.
-    var names: [String]
+    package var names: [String]
 
-    init(_ text: String) {
+    package init(_ text: String) {
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

@@ -7,7 +7,7 @@ import Glibc
 /// (https://www.postgresql.org/docs/15/libpq-threading.html): a connection is opened on the caller's thread
 /// and then handed over to exactly one owner thread of the pool, which is the only code that touches it
 /// until it is closed. The hand-over is ordered by the thread start.
-final class PostgresConnection: @unchecked Sendable {
+package final class PostgresConnection: @unchecked Sendable {
     private let url: String
     private let schema: String?
     private let connectTimeoutSeconds: Int
@@ -20,7 +20,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// §34.1.1). TLS, certificates and timeouts follow the URI's own parameters (`sslmode=verify-full` ...).
     ///
     /// - Parameter schema: when given, every statement resolves names in that schema first (`search_path`).
-    init(url: String, schema: String?, connectTimeoutSeconds: Int) throws(PostgresError) {
+    package init(url: String, schema: String?, connectTimeoutSeconds: Int) throws(PostgresError) {
         self.url = url
         self.schema = schema
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -77,25 +77,25 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Closes the session and forgets its prepared statements.
-    func close() {
+    package func close() {
         statements.removeAll()
         if let handle { PQfinish(handle) }
         handle = nil
     }
 
     /// True when the session is gone (server restart, network failure): a new one is needed.
-    var isBroken: Bool {
+    package var isBroken: Bool {
         guard let handle else { return true }
         return PQstatus(handle) != CONNECTION_OK
     }
 
     /// Replaces a broken session by a new one.
-    func reconnect() throws(PostgresError) {
+    package func reconnect() throws(PostgresError) {
         try connect()
     }
 
     /// True when a transaction is open and has failed (every statement until ROLLBACK is refused).
-    var isInFailedTransaction: Bool {
+    package var isInFailedTransaction: Bool {
         guard let handle else { return false }
         return PQtransactionStatus(handle) == PQTRANS_INERROR
     }
@@ -111,7 +111,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// (`COMMIT`, or `ROLLBACK` when a failed transaction was asked to commit). For transaction control and
     /// schema scripts (several `;`-separated statements) only.
     @discardableResult
-    func execute(_ sql: String) throws(PostgresError) -> String {
+    package func execute(_ sql: String) throws(PostgresError) -> String {
         let handle = try openHandle(sql: sql)
         guard let result = PQexec(handle, sql) else {
             throw PostgresError(result: nil, connection: handle, sql: sql)
@@ -127,53 +127,54 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs one parameterised statement (prepared once per session, https://www.postgresql.org/docs/15/sql-prepare.html)
     /// and returns its rows. Parameter types are inferred by the server from the statement; SQL that leaves
     /// a parameter's type open casts it (`$1::bigint`).
-    func query(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> [PostgresRow] {
-        let handle = try openHandle(sql: sql)
-        let name = try prepared(sql, handle: handle)
-        let cValues: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
-            switch argument.postgresValue {
-            case .text(let text): strdup(text)
-            case .null: nil
-            }
-        }
-        defer {
-            for pointer in cValues { free(pointer) }
-        }
-        let result = cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-            PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
-        }
-        guard let result else { throw PostgresError(result: nil, connection: handle, sql: sql) }
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            throw PostgresError(result: result, connection: handle, sql: sql)
-        }
-        let rowCount = PQntuples(result)
-        let columnCount = PQnfields(result)
-        var rows: [PostgresRow] = []
-        rows.reserveCapacity(Int(rowCount))
-        for row in 0..<rowCount {
-            var values: [String?] = []
-            values.reserveCapacity(Int(columnCount))
-            for column in 0..<columnCount {
-                if PQgetisnull(result, row, column) != 0 {
-                    values.append(nil)
-                } else {
-                    values.append(String(cString: PQgetvalue(result, row, column)))
+    package func query(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> [PostgresRow] {
+        try query(sql, values: arguments.lazy.map(\.postgresValue))
+    }
+
+    /// ``query(_:_:)`` over values already encoded (a lazy view: no array of arguments is built).
+    package func query(_ sql: String, values: some Collection<PostgresValue>) throws(PostgresError) -> [PostgresRow] {
+        try execute(prepared: sql, values) { result in
+            let rowCount = PQntuples(result)
+            let columnCount = PQnfields(result)
+            var rows: [PostgresRow] = []
+            rows.reserveCapacity(Int(rowCount))
+            for row in 0..<rowCount {
+                var values: [String?] = []
+                values.reserveCapacity(Int(columnCount))
+                for column in 0..<columnCount {
+                    if PQgetisnull(result, row, column) != 0 {
+                        values.append(nil)
+                    } else {
+                        values.append(String(cString: PQgetvalue(result, row, column)))
+                    }
                 }
+                rows.append(PostgresRow(values: values))
             }
-            rows.append(PostgresRow(values: values))
+            return rows
         }
-        return rows
     }
 
     /// Runs one parameterised statement and returns how many rows it changed (`PQcmdTuples`: the count of an
     /// `INSERT`, `UPDATE`, `DELETE` or `MERGE`, 0 for other statements).
-    func command(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int {
+    package func command(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int {
+        try command(sql, values: arguments.lazy.map(\.postgresValue))
+    }
+
+    /// ``command(_:_:)`` over values already encoded.
+    package func command(_ sql: String, values: some Collection<PostgresValue>) throws(PostgresError) -> Int {
+        try execute(prepared: sql, values) { result in
+            PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        }
+    }
+
+    /// Runs `sql` as a prepared statement with `values` in text format and reads its successful result.
+    private func execute<T>(
+        prepared sql: String, _ values: some Collection<PostgresValue>, _ read: (OpaquePointer) -> T
+    ) throws(PostgresError) -> T {
         let handle = try openHandle(sql: sql)
         let name = try prepared(sql, handle: handle)
-        let cValues: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
-            switch argument.postgresValue {
+        let cValues: [UnsafeMutablePointer<CChar>?] = values.map { value in
+            switch value {
             case .text(let text): strdup(text)
             case .null: nil
             }
@@ -190,12 +191,12 @@ final class PostgresConnection: @unchecked Sendable {
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
             throw PostgresError(result: result, connection: handle, sql: sql)
         }
-        return PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        return read(result)
     }
 
     /// Runs a statement without parameters through the simple query protocol and returns its rows: for what
     /// cannot be prepared, such as `FETCH` from a cursor.
-    func simpleQuery(_ sql: String) throws(PostgresError) -> [PostgresRow] {
+    package func simpleQuery(_ sql: String) throws(PostgresError) -> [PostgresRow] {
         let handle = try openHandle(sql: sql)
         guard let result = PQexec(handle, sql) else { throw PostgresError(result: nil, connection: handle, sql: sql) }
         defer { PQclear(result) }
@@ -212,7 +213,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The column names of a statement's result, without running it (`PQdescribePrepared`).
-    func columns(of sql: String) throws(PostgresError) -> [String] {
+    package func columns(of sql: String) throws(PostgresError) -> [String] {
         let handle = try openHandle(sql: sql)
         let name = try prepared(sql, handle: handle)
         guard let result = PQdescribePrepared(handle, name) else {
@@ -226,11 +227,11 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The first column of the first row, if any.
-    func queryInt64(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int64? {
+    package func queryInt64(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> Int64? {
         try query(sql, arguments).first?.optionalInt64(0)
     }
 
-    func queryText(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> String? {
+    package func queryText(_ sql: String, _ arguments: [any PostgresBindable] = []) throws(PostgresError) -> String? {
         try query(sql, arguments).first?.optionalText(0)
     }
 

@@ -4,12 +4,12 @@ import CShims
 /// A prepared statement. Owned by one ``SQLiteConnection`` and used only on that connection's thread.
 ///
 /// Parameters are bound by position (`?`); columns are read by zero-based index while ``step()`` is on a row.
-final class SQLiteStatement {
-    let sql: String
+package final class SQLiteStatement {
+    package let sql: String
     private let handle: OpaquePointer
     private let connection: OpaquePointer
 
-    init(connection: OpaquePointer, sql: String) throws(SQLiteError) {
+    package init(connection: OpaquePointer, sql: String) throws(SQLiteError) {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
@@ -21,22 +21,29 @@ final class SQLiteStatement {
     }
 
     /// Releases the statement. Called once by the connection that cached it.
-    func finalize() {
+    package func finalize() {
         sqlite3_finalize(handle)
     }
 
     // MARK: Binding
 
     /// Clears previous bindings and binds `arguments` to parameters 1...n.
-    func bind(_ arguments: [any SQLiteBindable]) throws(SQLiteError) {
+    package func bind(_ arguments: [any SQLiteBindable]) throws(SQLiteError) {
+        try bind(values: arguments.lazy.map(\.sqliteValue))
+    }
+
+    /// Clears previous bindings and binds `values` to parameters 1...n (a lazy view: no array is built).
+    package func bind(values: some Collection<SQLiteValue>) throws(SQLiteError) {
         sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
-        guard arguments.count == expected else {
+        guard values.count == expected else {
             throw SQLiteError(
-                code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(arguments.count)", sql: sql)
+                code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(values.count)", sql: sql)
         }
-        for (offset, argument) in arguments.enumerated() {
-            try bind(argument.sqliteValue, at: Int32(offset + 1))
+        var index: Int32 = 1
+        for value in values {
+            try bind(value, at: index)
+            index += 1
         }
     }
 
@@ -73,7 +80,7 @@ final class SQLiteStatement {
     // MARK: Stepping
 
     /// Advances to the next row: true while a row is available, false when the statement is done.
-    func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -83,54 +90,54 @@ final class SQLiteStatement {
     }
 
     /// Makes the statement ready to run again and drops its bindings, so no bound value outlives its use.
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
     // MARK: Columns
 
-    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
-    func isNull(_ column: Int32) -> Bool {
+    package func isNull(_ column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
-    func int64(_ column: Int32) -> Int64 {
+    package func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
 
-    func optionalInt64(_ column: Int32) -> Int64? {
+    package func optionalInt64(_ column: Int32) -> Int64? {
         isNull(column) ? nil : int64(column)
     }
 
-    func int(_ column: Int32) -> Int {
+    package func int(_ column: Int32) -> Int {
         Int(truncatingIfNeeded: int64(column))
     }
 
-    func bool(_ column: Int32) -> Bool {
+    package func bool(_ column: Int32) -> Bool {
         int64(column) != 0
     }
 
-    func optionalBool(_ column: Int32) -> Bool? {
+    package func optionalBool(_ column: Int32) -> Bool? {
         isNull(column) ? nil : bool(column)
     }
 
-    func double(_ column: Int32) -> Double {
+    package func double(_ column: Int32) -> Double {
         sqlite3_column_double(handle, column)
     }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? {
+    package func optionalText(_ column: Int32) -> String? {
         isNull(column) ? nil : text(column)
     }
 
-    func blob(_ column: Int32) -> [UInt8] {
+    package func blob(_ column: Int32) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, column))
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))

@@ -173,8 +173,9 @@ public final class ExternalPostgresDatabase {
     }
 
     /// `sql` with numbered parameters and the values in their order.
-    static func bind(_ sql: String, _ parameters: [String: String]) throws(Failure) -> (String, [any PostgresBindable])
-    {
+    package static func bind(_ sql: String, _ parameters: [String: String]) throws(Failure) -> (
+        String, [any PostgresBindable]
+    ) {
         let named = PostgresNamedParameters(sql)
         var values: [any PostgresBindable] = []
         for name in named.names {

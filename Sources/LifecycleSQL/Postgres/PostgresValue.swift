@@ -1,12 +1,12 @@
 /// A value bound to a statement parameter, sent in libpq's text format
 /// (https://www.postgresql.org/docs/15/libpq-exec.html#LIBPQ-PQEXECPARAMS): every parameter is a string the
 /// server parses as the type it infers from the statement, so one prepared statement serves every call.
-enum PostgresValue: Sendable, Hashable {
+package enum PostgresValue: Sendable, Hashable {
     case text(String)
     case null
 
     /// `bytea` in its hex input format (https://www.postgresql.org/docs/15/datatype-binary.html §8.4.1).
-    static func bytea(_ bytes: [UInt8]) -> PostgresValue {
+    package static func bytea(_ bytes: [UInt8]) -> PostgresValue {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         hex.reserveCapacity(2 + bytes.count * 2)
@@ -19,35 +19,35 @@ enum PostgresValue: Sendable, Hashable {
 }
 
 /// A Swift value that binds to a statement parameter.
-protocol PostgresBindable {
+package protocol PostgresBindable {
     var postgresValue: PostgresValue { get }
 }
 
 extension Int64: PostgresBindable {
-    var postgresValue: PostgresValue { .text(String(self)) }
+    package var postgresValue: PostgresValue { .text(String(self)) }
 }
 
 extension Int: PostgresBindable {
-    var postgresValue: PostgresValue { .text(String(self)) }
+    package var postgresValue: PostgresValue { .text(String(self)) }
 }
 
 extension Bool: PostgresBindable {
     /// `boolean` accepts `true`/`false` (https://www.postgresql.org/docs/15/datatype-boolean.html).
-    var postgresValue: PostgresValue { .text(self ? "true" : "false") }
+    package var postgresValue: PostgresValue { .text(self ? "true" : "false") }
 }
 
 extension String: PostgresBindable {
-    var postgresValue: PostgresValue { .text(self) }
+    package var postgresValue: PostgresValue { .text(self) }
 }
 
 extension [UInt8]: PostgresBindable {
-    var postgresValue: PostgresValue { .bytea(self) }
+    package var postgresValue: PostgresValue { .bytea(self) }
 }
 
 extension PostgresValue: PostgresBindable {
-    var postgresValue: PostgresValue { self }
+    package var postgresValue: PostgresValue { self }
 }
 
 extension Optional: PostgresBindable where Wrapped: PostgresBindable {
-    var postgresValue: PostgresValue { self?.postgresValue ?? .null }
+    package var postgresValue: PostgresValue { self?.postgresValue ?? .null }
 }

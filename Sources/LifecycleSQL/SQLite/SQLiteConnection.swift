@@ -6,9 +6,9 @@ import CSQLite
 /// a connection is created on the caller's thread and then handed over to exactly one owner thread
 /// (``ConnectionOwner``), which is the only code that touches it until it is closed. The hand-over is the
 /// only cross-thread use; it is ordered by the thread start.
-final class SQLiteConnection: @unchecked Sendable {
+package final class SQLiteConnection: @unchecked Sendable {
     /// What a connection is for, which decides its pragmas.
-    enum Role {
+    package enum Role {
         /// The single writer: creates the file and runs migrations.
         case writer
         /// A reader: `query_only`, so a read body cannot change data even through a cast.
@@ -17,7 +17,7 @@ final class SQLiteConnection: @unchecked Sendable {
         case maintenance
     }
 
-    let path: String
+    package let path: String
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
 
@@ -32,7 +32,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// - `secure_delete=ON`: deleted and overwritten content is overwritten with zeros in the page, and freed
     ///   pages are zeroed (https://www.sqlite.org/pragma.html#pragma_secure_delete), so an erased value leaves
     ///   no bytes in free space; some builds have it on by default, others not, so it is set, not assumed.
-    init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    package init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         self.path = path
         var connection: OpaquePointer?
         let flags: Int32 =
@@ -79,7 +79,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Finalizes cached statements and closes the handle. The last connection to close checkpoints the WAL.
-    func close() {
+    package func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
@@ -94,7 +94,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// True when no transaction is open. SQLite rolls a transaction back by itself after some errors
     /// (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM: https://www.sqlite.org/lang_transaction.html),
     /// and the writer checks this to know a batch is lost.
-    var isAutocommit: Bool {
+    package var isAutocommit: Bool {
         guard let handle else { return true }
         return sqlite3_get_autocommit(handle) != 0
     }
@@ -103,15 +103,18 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// The cached prepared statement for `sql`, prepared on first use. Only constant SQL belongs here:
     /// values are always bound, never interpolated, so the cache stays small and errors stay free of data.
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    /// Parameters may be numbered as PostgreSQL numbers them (`$1`): they are prepared in SQLite's form (`?1`,
+    /// ``SQLiteNumberedParameters``) once, on the cache miss, so a cached call costs what it always did.
+    package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
-        let statement = try SQLiteStatement(connection: try openHandle(sql: sql), sql: sql)
+        let statement = try SQLiteStatement(
+            connection: try openHandle(sql: sql), sql: SQLiteNumberedParameters.sqliteForm(sql))
         statements[sql] = statement
         return statement
     }
 
     /// Runs one statement that returns no rows of interest.
-    func execute(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) {
+    package func execute(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -119,7 +122,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one statement and hands each row to `row`.
-    func forEachRow(
+    package func forEachRow(
         _ sql: String, _ arguments: [any SQLiteBindable] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
         let statement = try statement(sql)
@@ -129,7 +132,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one statement and decodes its first row, if any.
-    func firstRow<T>(
+    package func firstRow<T>(
         _ sql: String, _ arguments: [any SQLiteBindable] = [], _ decode: (SQLiteStatement) throws(SQLiteError) -> T
     ) throws(SQLiteError) -> T? {
         let statement = try statement(sql)
@@ -138,16 +141,16 @@ final class SQLiteConnection: @unchecked Sendable {
         return try statement.step() ? try decode(statement) : nil
     }
 
-    func queryInt64(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> Int64? {
+    package func queryInt64(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> Int64? {
         try firstRow(sql, arguments) { $0.optionalInt64(0) } ?? nil
     }
 
-    func queryText(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> String? {
+    package func queryText(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> String? {
         try firstRow(sql, arguments) { $0.optionalText(0) } ?? nil
     }
 
     /// Runs several `;`-separated statements without caching them: for schema scripts only.
-    func executeScript(_ sql: String) throws(SQLiteError) {
+    package func executeScript(_ sql: String) throws(SQLiteError) {
         let handle = try openHandle(sql: sql)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)

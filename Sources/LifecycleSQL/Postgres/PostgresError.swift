@@ -2,14 +2,14 @@ import CLibPQ
 
 /// A failed libpq call. Carries the SQLSTATE, the server's primary message and the SQL text, never the
 /// bound values nor the server's DETAIL field (which quotes key values: subs, e-mails, tokens).
-struct PostgresError: Error, Sendable, CustomStringConvertible {
+package struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The five-character SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html); nil when the
     /// failure was on the client side or the connection broke.
-    var sqlState: String?
-    var message: String
-    var sql: String?
+    package var sqlState: String?
+    package var message: String
+    package var sql: String?
 
-    var description: String {
+    package var description: String {
         var text = "PostgreSQL error"
         if let sqlState { text += " \(sqlState)" }
         text += ": \(message)"
@@ -21,17 +21,17 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Class 08 is "connection exception"; a nil state with a broken connection is the same thing.
-    var isConnectionFailure: Bool {
+    package var isConnectionFailure: Bool {
         sqlState?.hasPrefix("08") ?? true
     }
 
     /// A stored value this build cannot read back. Names the table and column only.
-    static func unreadable(_ table: String, _ column: String) -> PostgresError {
+    package static func unreadable(_ table: String, _ column: String) -> PostgresError {
         PostgresError(sqlState: "XX001", message: "\(table).\(column) holds a value this build cannot read")
     }
 
     /// Reads the error of a failed result, or of the connection when there is no result.
-    init(result: OpaquePointer?, connection: OpaquePointer?, sql: String?) {
+    package init(result: OpaquePointer?, connection: OpaquePointer?, sql: String?) {
         func field(_ code: UInt8) -> String? {
             guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
             return String(cString: value)
@@ -47,7 +47,7 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
-    init(sqlState: String? = nil, message: String, sql: String? = nil) {
+    package init(sqlState: String? = nil, message: String, sql: String? = nil) {
         self.sqlState = sqlState
         self.message = message
         self.sql = sql
@@ -59,21 +59,5 @@ extension String {
         var text = Substring(self)
         while let last = text.last, last.isNewline { text = text.dropLast() }
         return String(text)
-    }
-}
-
-extension StoreError {
-    /// A PostgreSQL failure reaches callers as unavailability, with the server's words and the SQL text.
-    init(_ error: PostgresError) {
-        self = .unavailable(error.description)
-    }
-
-    /// Keeps a ``StoreError`` as it is and turns a PostgreSQL failure into ``unavailable(_:)``.
-    init(convertingPostgres error: any Error) {
-        switch error {
-        case let error as StoreError: self = error
-        case let error as PostgresError: self.init(error)
-        default: self = .unavailable(String(describing: type(of: error)))
-        }
     }
 }

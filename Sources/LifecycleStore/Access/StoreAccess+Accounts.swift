@@ -1,57 +1,55 @@
 import LifecycleCore
+import LifecycleSQL
 
 /// Accounts: one row per (app, `sub`) holding the columns of ``AccountRecord``.
-extension PostgresAccess {
+extension StoreAccess {
     func account(app: String, subject: String) throws(StoreError) -> AccountRecord? {
-        try postgres { () throws -> AccountRecord? in
-            guard
-                let row = try connection.query(
-                    "SELECT \(AccountRow.columns) FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
-                ).first
-            else { return nil }
-            return try AccountRow.decode(row, from: 0)
+        try sql {
+            try connection.fetchOne(
+                "SELECT \(AccountRow.columns) FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
+            ) { row in try AccountRow.decode(row, from: 0) }
         }
     }
 
     func accountCount(app: String?) throws(StoreError) -> Int {
-        try postgres {
+        try sql {
             let count =
                 if let app {
-                    try connection.queryInt64("SELECT count(*) FROM accounts WHERE app = $1", [app])
+                    try connection.fetchInt64("SELECT count(*) FROM accounts WHERE app = $1", [app])
                 } else {
-                    try connection.queryInt64("SELECT count(*) FROM accounts")
+                    try connection.fetchInt64("SELECT count(*) FROM accounts")
                 }
             return Int(count ?? 0)
         }
     }
 
-    /// `sub` is `COLLATE "C"` in the schema, so `>` and `ORDER BY` are byte order and walk the primary key.
+    /// `sub > $2` on the primary key (app, sub) is an index range scan, so every page costs the same however
+    /// deep the walk is (unlike `OFFSET`). Both compare `sub` in byte order: SQLite's BINARY collation, and
+    /// `COLLATE "C"` in the PostgreSQL schema.
     func accounts(
         app: String, afterSubject: String?, limit: Int
     ) throws(StoreError) -> [(subject: String, record: AccountRecord)] {
-        try postgres { () throws -> [(subject: String, record: AccountRecord)] in
+        try sql { () throws -> [(subject: String, record: AccountRecord)] in
             let columns = "sub, \(AccountRow.columns)"
-            let rows =
-                if let afterSubject {
-                    try connection.query(
-                        "SELECT \(columns) FROM accounts WHERE app = $1 AND sub > $2 ORDER BY sub LIMIT $3",
-                        [app, afterSubject, max(0, limit)])
-                } else {
-                    try connection.query(
-                        "SELECT \(columns) FROM accounts WHERE app = $1 ORDER BY sub LIMIT $2", [app, max(0, limit)])
-                }
-            var page: [(subject: String, record: AccountRecord)] = []
-            for row in rows {
-                page.append((subject: row.text(0), record: try AccountRow.decode(row, from: 1)))
+            let decode = { (row: Row) throws -> (subject: String, record: AccountRecord) in
+                (subject: row.text(0), record: try AccountRow.decode(row, from: 1))
             }
-            return page
+            if let afterSubject {
+                return try connection.fetchAll(
+                    "SELECT \(columns) FROM accounts WHERE app = $1 AND sub > $2 ORDER BY sub LIMIT $3",
+                    [app, afterSubject, max(0, limit)], decode)
+            }
+            return try connection.fetchAll(
+                "SELECT \(columns) FROM accounts WHERE app = $1 ORDER BY sub LIMIT $2", [app, max(0, limit)], decode)
         }
     }
 
-    /// An upsert on the primary key; `apple_token` is not in the update list, so saving a record keeps it.
+    /// An upsert on the primary key (https://www.sqlite.org/lang_upsert.html, the same syntax on PostgreSQL):
+    /// one statement whether the account is new or not, and `apple_token` is not in the update list, so saving
+    /// a record keeps it.
     func saveAccount(app: String, subject: String, record: AccountRecord) throws(StoreError) {
-        try postgres {
-            _ = try connection.query(
+        try sql {
+            try connection.run(
                 """
                 INSERT INTO accounts (app, sub, \(AccountRow.columns))
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
@@ -80,22 +78,22 @@ extension PostgresAccess {
     }
 
     func setAppleToken(app: String, subject: String, sealed: [UInt8]?) throws(StoreError) -> Bool {
-        try postgres {
-            try !connection.query(
+        try sql {
+            try connection.fetchCount(
                 "UPDATE accounts SET apple_token = $1 WHERE app = $2 AND sub = $3 RETURNING 1", [sealed, app, subject]
-            ).isEmpty
+            ) > 0
         }
     }
 
     func appleToken(app: String, subject: String) throws(StoreError) -> [UInt8]? {
-        try postgres { () throws -> [UInt8]? in
-            guard
-                let row = try connection.query(
-                    "SELECT apple_token FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
-                ).first, !row.isNull(0)
-            else { return nil }
-            guard let bytes = row.bytea(0) else { throw PostgresError.unreadable("accounts", "apple_token") }
-            return bytes
+        try sql { () throws -> [UInt8]? in
+            try connection.fetchOne(
+                "SELECT apple_token FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
+            ) { row throws -> [UInt8]? in
+                if row.isNull(0) { return nil }
+                guard let bytes = row.optionalBytes(0) else { throw Row.unreadable("accounts", "apple_token") }
+                return bytes
+            } ?? nil
         }
     }
 }

@@ -1,25 +1,25 @@
 import LifecycleCore
+import LifecycleSQL
 
-/// Scheduled erasure jobs and their steps (DESIGN.md §7) on SQLite.
+/// Scheduled erasure jobs and their steps (DESIGN.md §7).
 ///
-/// Claims follow the outbox's pattern (``SQLiteAccess/claimOutbox(now:owner:leaseUntil:limit:)``): one
-/// `UPDATE ... RETURNING` whose `WHERE` holds the lease test, inside the writer's `BEGIN IMMEDIATE`
-/// transaction, so no other runner, in this process or another, can lease the same step between the test and
-/// the update. A job's status column is never written directly: after every step change the job is loaded as
-/// the LifecycleCore ``ErasureJob`` value and its derived status is stored.
-extension SQLiteAccess {
-    private func steps(jobID: Int64) throws(SQLiteError) -> [(ErasureStep, Instant?)] {
-        var steps: [(ErasureStep, Instant?)] = []
-        try connection.forEachRow(
-            "SELECT \(ErasureJobRow.stepColumns) FROM erasure_steps WHERE job_id = ? ORDER BY ordinal", [jobID]
-        ) { row throws(SQLiteError) in
+/// Claims follow the outbox's pattern (``StoreAccess/claimOutbox(now:owner:leaseUntil:limit:)``): the due
+/// steps are picked in a materialized CTE and leased by the same statement whose `WHERE` holds the lease
+/// test, so no other runner, in this process or another, can lease the same step between the test and the
+/// update (SQLite: the single write lock; PostgreSQL: ``SQLDialect/skipLocked(of:)``). A job's status column
+/// is never written directly: after every step change the job is loaded as the LifecycleCore ``ErasureJob``
+/// value and its derived status is stored.
+extension StoreAccess {
+    private func steps(jobID: Int64) throws -> [(ErasureStep, Instant?)] {
+        try connection.fetchAll(
+            "SELECT \(ErasureJobRow.stepColumns) FROM erasure_steps WHERE job_id = $1 ORDER BY ordinal", [jobID]
+        ) { row in
             let decoded = try ErasureJobRow.decodeStep(row)
-            steps.append((decoded.step, decoded.startedAt))
+            return (decoded.step, decoded.startedAt)
         }
-        return steps
     }
 
-    private func assemble(_ row: ErasureJobRow) throws(SQLiteError) -> StoredErasureJob {
+    private func assemble(_ row: ErasureJobRow) throws -> StoredErasureJob {
         let steps = try steps(jobID: row.id)
         var plan = row.plan
         plan.targets = steps.map(\.0.target)
@@ -29,66 +29,59 @@ extension SQLiteAccess {
             createdAt: row.createdAt, cancelReason: row.cancelReason, stepsStartedAt: steps.map(\.1))
     }
 
-    private func loadJob(id: Int64) throws(SQLiteError) -> StoredErasureJob? {
-        guard
-            let row = try connection.firstRow(
-                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id = ?", [id], ErasureJobRow.decode)
-        else { return nil }
-        return try assemble(row)
+    private func loadJob(id: Int64) throws -> StoredErasureJob? {
+        try loadJobs("SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id = $1", [id]).first
     }
 
-    private func loadJobs(_ sql: String, _ arguments: [any SQLiteBindable]) throws(SQLiteError) -> [StoredErasureJob] {
-        var rows: [ErasureJobRow] = []
-        try connection.forEachRow(sql, arguments) { row throws(SQLiteError) in
-            rows.append(try ErasureJobRow.decode(row))
-        }
+    /// The job rows are read to the end before their steps are: each job's steps are another statement.
+    private func loadJobs(_ sql: String, _ arguments: [any SQLBindable]) throws -> [StoredErasureJob] {
+        let rows = try connection.fetchAll(sql, arguments) { row in try ErasureJobRow.decode(row) }
         var jobs: [StoredErasureJob] = []
         for row in rows { jobs.append(try assemble(row)) }
         return jobs
     }
 
     /// Stores the status and finish time the job value derives from its steps.
-    private func storeDerivedStatus(_ job: StoredErasureJob) throws(SQLiteError) {
-        try connection.execute(
-            "UPDATE erasure_jobs SET status = ?, finished_at_ms = ? WHERE id = ?",
+    private func storeDerivedStatus(_ job: StoredErasureJob) throws {
+        try connection.run(
+            "UPDATE erasure_jobs SET status = $1, finished_at_ms = $2 WHERE id = $3",
             [job.job.status.rawValue, job.job.finishedAt?.millisecondsSinceEpoch, job.id])
     }
 
     // MARK: Reading
 
     func erasureJob(id: Int64) throws(StoreError) -> StoredErasureJob? {
-        try sqlite { try loadJob(id: id) }
+        try sql { try loadJob(id: id) }
     }
 
     func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws(StoreError) -> [StoredErasureJob] {
-        try sqlite { () throws -> [StoredErasureJob] in
+        try sql { () throws -> [StoredErasureJob] in
             let after = afterID ?? Int64.min
             if let status {
                 return try loadJobs(
-                    "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE status = ? AND id > ? ORDER BY id LIMIT ?",
+                    "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3",
                     [status.rawValue, after, max(0, limit)])
             }
             return try loadJobs(
-                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id > ? ORDER BY id LIMIT ?",
+                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE id > $1 ORDER BY id LIMIT $2",
                 [after, max(0, limit)])
         }
     }
 
     func erasureJobs(app: String, subject: String) throws(StoreError) -> [StoredErasureJob] {
-        try sqlite {
+        try sql {
             try loadJobs(
-                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE app = ? AND sub = ? ORDER BY id",
+                "SELECT \(ErasureJobRow.columns) FROM erasure_jobs WHERE app = $1 AND sub = $2 ORDER BY id",
                 [app, subject])
         }
     }
 
     func erasureJobCounts() throws(StoreError) -> [ErasureJobStatus: Int] {
-        try sqlite { () throws -> [ErasureJobStatus: Int] in
+        try sql { () throws -> [ErasureJobStatus: Int] in
             var counts = Dictionary(uniqueKeysWithValues: ErasureJobStatus.allCases.map { ($0, 0) })
-            try connection.forEachRow("SELECT status, count(*) FROM erasure_jobs GROUP BY status") {
-                row throws(SQLiteError) in
+            try connection.fetchEach("SELECT status, count(*) FROM erasure_jobs GROUP BY status", []) { row in
                 guard let status = ErasureJobStatus(rawValue: row.text(0)) else {
-                    throw .unreadable("erasure_jobs", "status")
+                    throw Row.unreadable("erasure_jobs", "status")
                 }
                 counts[status] = row.int(1)
             }
@@ -96,38 +89,40 @@ extension SQLiteAccess {
         }
     }
 
+    /// `target` and `status` compare in byte order on both databases (`COLLATE "C"` on PostgreSQL).
     func erasureStepCounts() throws(StoreError) -> [ErasureStepCount] {
-        try sqlite { () throws -> [ErasureStepCount] in
-            var counts: [ErasureStepCount] = []
-            try connection.forEachRow(
+        try sql {
+            try connection.fetchAll(
                 "SELECT target, status, count(*) FROM erasure_steps GROUP BY target, status ORDER BY target, status"
-            ) { row throws(SQLiteError) in
+            ) { row in
                 guard let status = ErasureStepStatus(canonicalName: row.text(1)) else {
-                    throw .unreadable("erasure_steps", "status")
+                    throw Row.unreadable("erasure_steps", "status")
                 }
-                counts.append(ErasureStepCount(target: row.text(0), status: status, count: row.int(2)))
+                return ErasureStepCount(target: row.text(0), status: status, count: row.int(2))
             }
-            return counts
         }
     }
 
     func overdueErasureJobCount(now: Instant) throws(StoreError) -> Int {
-        try sqlite {
+        try sql {
             Int(
-                try connection.queryInt64(
-                    "SELECT count(*) FROM erasure_jobs WHERE status NOT IN ('completed', 'cancelled') AND deadline_ms < ?",
+                try connection.fetchInt64(
+                    """
+                    SELECT count(*) FROM erasure_jobs
+                    WHERE status NOT IN ('completed', 'cancelled') AND deadline_ms < $1
+                    """,
                     [now.millisecondsSinceEpoch]) ?? 0)
         }
     }
 
     func erasureJobsAwaitingCallback(since cutoff: Instant, limit: Int) throws(StoreError) -> [StoredErasureJob] {
-        try sqlite {
+        try sql {
             try loadJobs(
                 """
                 SELECT \(ErasureJobRow.columns) FROM erasure_jobs
                 WHERE cancelled_at_ms IS NULL AND id IN (
-                    SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= ?)
-                ORDER BY id LIMIT ?
+                    SELECT job_id FROM erasure_steps WHERE status = 'waiting-callback' AND last_attempt_at_ms <= $1)
+                ORDER BY id LIMIT $2
                 """, [cutoff.millisecondsSinceEpoch, max(0, limit)])
         }
     }
@@ -137,15 +132,15 @@ extension SQLiteAccess {
     func insertErasureJob(app: String, subject: String, plan: ErasureJobPlan, createdAt: Instant) throws(StoreError)
         -> Int64
     {
-        try sqlite { () throws -> Int64 in
+        try sql { () throws -> Int64 in
             let status = ErasureJob(plan: plan).status
             guard
-                let id = try connection.queryInt64(
+                let id = try connection.fetchInt64(
                     """
                     INSERT INTO erasure_jobs (
                         app, sub, trigger, event_time_ms, policy_reference, origin, categories, not_before_ms,
                         deadline_ms, cancel_if_relinked, basis, status, created_at_ms
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                     RETURNING id
                     """,
                     [
@@ -155,12 +150,12 @@ extension SQLiteAccess {
                         plan.notBefore.millisecondsSinceEpoch, plan.deadline.millisecondsSinceEpoch,
                         plan.cancelIfRelinked, plan.basis, status.rawValue, createdAt.millisecondsSinceEpoch,
                     ])
-            else { throw SQLiteError(code: 1, message: "erasure job insert returned no id") }
+            else { throw Connection.failure("erasure job insert returned no id") }
             for (ordinal, target) in plan.targets.enumerated() {
-                try connection.execute(
+                try connection.run(
                     """
                     INSERT INTO erasure_steps (job_id, ordinal, target, status, attempts, next_attempt_at_ms)
-                    VALUES (?, ?, ?, 'pending', 0, ?)
+                    VALUES ($1, $2, $3, 'pending', 0, $4)
                     """, [id, ordinal, target, plan.notBefore.millisecondsSinceEpoch])
             }
             return id
@@ -171,34 +166,33 @@ extension SQLiteAccess {
         now: Instant, owner: String, leaseUntil: Instant, limit: Int
     ) throws(StoreError) -> [ClaimedErasureStep] {
         guard limit > 0 else { return [] }
-        return try sqlite { () throws -> [ClaimedErasureStep] in
-            var claimed: [(Int64, Int)] = []
-            try connection.forEachRow(
+        return try sql { () throws -> [ClaimedErasureStep] in
+            let claimed = try connection.fetchAll(
                 """
-                UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = ?1,
-                    leased_until_ms = ?2, last_attempt_at_ms = ?3, started_at_ms = coalesce(started_at_ms, ?3),
-                    next_attempt_at_ms = NULL
-                WHERE (job_id, ordinal) IN (
+                WITH picked AS MATERIALIZED (
                     SELECT s.job_id, s.ordinal FROM erasure_steps AS s
                     JOIN erasure_jobs AS j ON j.id = s.job_id
                     WHERE j.cancelled_at_ms IS NULL
-                        AND ((s.status = 'pending' AND s.next_attempt_at_ms <= ?3)
-                            OR (s.status = 'running' AND s.leased_until_ms <= ?3))
-                        AND (s.target <> ?4 OR NOT EXISTS (
+                        AND ((s.status = 'pending' AND s.next_attempt_at_ms <= $3)
+                            OR (s.status = 'running' AND s.leased_until_ms <= $3))
+                        AND (s.target <> $4 OR NOT EXISTS (
                             SELECT 1 FROM erasure_steps AS other
-                            WHERE other.job_id = s.job_id AND other.target <> ?4
+                            WHERE other.job_id = s.job_id AND other.target <> $4
                                 AND other.status NOT IN ('done', 'failed', 'unverified')))
                     ORDER BY j.deadline_ms, s.job_id, s.ordinal
-                    LIMIT ?5)
-                RETURNING job_id, ordinal
+                    LIMIT $5\(dialect.skipLocked(of: "s")))
+                UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = $1,
+                    leased_until_ms = $2, last_attempt_at_ms = $3,
+                    started_at_ms = coalesce(erasure_steps.started_at_ms, $3), next_attempt_at_ms = NULL
+                FROM picked
+                WHERE erasure_steps.job_id = picked.job_id AND erasure_steps.ordinal = picked.ordinal
+                RETURNING erasure_steps.job_id, erasure_steps.ordinal
                 """,
                 [
                     owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
                     limit,
                 ]
-            ) { row in
-                claimed.append((row.int64(0), row.int(1)))
-            }
+            ) { row in (row.int64(0), row.int(1)) }
             var result: [ClaimedErasureStep] = []
             for (jobID, ordinal) in claimed.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
                 guard let job = try loadJob(id: jobID) else { continue }
@@ -212,12 +206,12 @@ extension SQLiteAccess {
     func recordErasureStep(
         jobID: Int64, index: Int, step: ErasureStep, owner: String?, at instant: Instant
     ) throws(StoreError) -> StoredErasureJob? {
-        try sqlite { () throws -> StoredErasureJob? in
+        try sql { () throws -> StoredErasureJob? in
             let guardClause =
                 owner == nil
-                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = ?14"
+                ? "status = 'waiting-callback'" : "status = 'running' AND lease_owner = $14"
             let evidence = step.evidence
-            var arguments: [any SQLiteBindable] = [
+            var arguments: [any SQLBindable] = [
                 step.status.canonicalName, step.attempts, step.nextAttemptAt?.millisecondsSinceEpoch,
                 step.lastAttemptAt?.millisecondsSinceEpoch, step.finishedAt?.millisecondsSinceEpoch,
                 evidence.rowsAffected, evidence.verificationCount, evidence.responseStatus,
@@ -225,32 +219,30 @@ extension SQLiteAccess {
                 jobID, index, evidence.keysDestroyed, evidence.hygiene,
             ]
             if let owner { arguments.append(owner) }
-            let updated = try connection.queryInt64(
+            let updated = try connection.fetchCount(
                 """
-                UPDATE erasure_steps SET status = ?1, attempts = ?2, next_attempt_at_ms = ?3, last_attempt_at_ms = ?4,
-                    finished_at_ms = ?5, rows_affected = ?6, verification_count = ?7, response_status = ?8,
-                    error_code = ?9, keys_destroyed = ?12, hygiene = ?13, leased_until_ms = NULL
-                WHERE job_id = ?10 AND ordinal = ?11 AND \(guardClause)
+                UPDATE erasure_steps SET status = $1, attempts = $2, next_attempt_at_ms = $3, last_attempt_at_ms = $4,
+                    finished_at_ms = $5, rows_affected = $6, verification_count = $7, response_status = $8,
+                    error_code = $9, keys_destroyed = $12, hygiene = $13, leased_until_ms = NULL
+                WHERE job_id = $10 AND ordinal = $11 AND \(guardClause)
                 RETURNING 1
                 """, arguments)
-            guard updated != nil, let job = try loadJob(id: jobID) else { return nil }
+            guard updated > 0, let job = try loadJob(id: jobID) else { return nil }
             try storeDerivedStatus(job)
             return job
         }
     }
 
     func retryErasureJob(id: Int64, now: Instant) throws(StoreError) -> Int {
-        try sqlite { () throws -> Int in
-            var reset = 0
-            try connection.forEachRow(
+        try sql { () throws -> Int in
+            let reset = try connection.fetchCount(
                 """
-                UPDATE erasure_steps SET status = 'pending', attempts = 0, next_attempt_at_ms = ?1,
+                UPDATE erasure_steps SET status = 'pending', attempts = 0, next_attempt_at_ms = $1,
                     finished_at_ms = NULL, lease_owner = NULL, leased_until_ms = NULL
-                WHERE job_id = ?2 AND status IN ('failed', 'unverified')
-                    AND EXISTS (SELECT 1 FROM erasure_jobs WHERE id = ?2 AND cancelled_at_ms IS NULL)
+                WHERE job_id = $2 AND status IN ('failed', 'unverified')
+                    AND EXISTS (SELECT 1 FROM erasure_jobs WHERE id = $2 AND cancelled_at_ms IS NULL)
                 RETURNING 1
-                """, [now.millisecondsSinceEpoch, id]
-            ) { _ in reset += 1 }
+                """, [now.millisecondsSinceEpoch, id])
             if reset > 0, let job = try loadJob(id: id) { try storeDerivedStatus(job) }
             return reset
         }
@@ -259,25 +251,26 @@ extension SQLiteAccess {
     func cancelErasureJobsForRelink(
         app: String, subject: String, at instant: Instant, reason: String
     ) throws(StoreError) -> [Int64] {
-        try sqlite { () throws -> [Int64] in
+        try sql { () throws -> [Int64] in
             var cancelled: [Int64] = []
             for stored in try loadJobs(
                 """
                 SELECT \(ErasureJobRow.columns) FROM erasure_jobs
-                WHERE app = ? AND sub = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'unverified')
+                WHERE app = $1 AND sub = $2 AND status NOT IN ('completed', 'failed', 'cancelled', 'unverified')
                 ORDER BY id
                 """, [app, subject])
             {
                 var job = stored.job
                 guard job.cancelForRelink(at: instant) else { continue }
-                try connection.execute(
+                try connection.run(
                     """
-                    UPDATE erasure_jobs SET status = 'cancelled', cancelled_at_ms = ?1, finished_at_ms = ?1,
-                        cancel_reason = ?2
-                    WHERE id = ?3
+                    UPDATE erasure_jobs SET status = 'cancelled', cancelled_at_ms = $1, finished_at_ms = $1,
+                        cancel_reason = $2
+                    WHERE id = $3
                     """, [instant.millisecondsSinceEpoch, reason, stored.id])
-                try connection.execute(
-                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = ?", [stored.id])
+                try connection.run(
+                    "UPDATE erasure_steps SET lease_owner = NULL, leased_until_ms = NULL WHERE job_id = $1", [stored.id]
+                )
                 cancelled.append(stored.id)
             }
             return cancelled

@@ -1,0 +1,65 @@
+/// What the store's SQL says differently on SQLite and on PostgreSQL. Each store method is written once; the
+/// few fragments below are rendered per database, and the statements that differ in meaning, not spelling,
+/// switch on the dialect where they are written, saying why.
+///
+/// Parameters are numbered as PostgreSQL numbers them (`$1`, `$2::bigint` where PostgreSQL cannot infer the
+/// type); the SQLite connection prepares them as `?1`, `?2` (``SQLiteNumberedParameters``).
+enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The type of ids, counts and times in milliseconds: SQLite's `INTEGER` is up to 8 bytes already
+    /// (https://www.sqlite.org/datatype3.html §2), PostgreSQL's `integer` only 4, so `BIGINT` there.
+    var integer: String {
+        switch self {
+        case .sqlite: "INTEGER"
+        case .postgres: "BIGINT"
+        }
+    }
+
+    /// Pins the index a scan must use. SQLite plans without statistics unless `ANALYZE` ran, and for some
+    /// statements prefers an index that makes them walk history; `INDEXED BY` fixes the choice and makes
+    /// SQLite refuse the statement rather than scan if the index ever stops fitting
+    /// (https://www.sqlite.org/lang_indexedby.html). PostgreSQL has no hints: its planner has statistics.
+    func indexedBy(_ index: String) -> String {
+        switch self {
+        case .sqlite: " INDEXED BY \(index)"
+        case .postgres: ""
+        }
+    }
+
+    /// The larger of two values: SQLite's two-argument scalar `max`, PostgreSQL's `greatest`
+    /// (https://www.sqlite.org/lang_corefunc.html#max_scalar,
+    /// https://www.postgresql.org/docs/15/functions-conditional.html#FUNCTIONS-GREATEST-LEAST).
+    func greatest(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: "max(\(first), \(second))"
+        case .postgres: "greatest(\(first), \(second))"
+        }
+    }
+
+    /// The distinct values of `expression`, comma-joined: `group_concat(DISTINCT …)` on SQLite (whose
+    /// separator is a comma by default and cannot be given with DISTINCT), `string_agg(DISTINCT …, ',')` on
+    /// PostgreSQL.
+    func distinctList(_ expression: String) -> String {
+        switch self {
+        case .sqlite: "group_concat(DISTINCT \(expression))"
+        case .postgres: "string_agg(DISTINCT \(expression), ',')"
+        }
+    }
+
+    /// The row locks of a claim's candidate `SELECT`. Several PostgreSQL instances claim at once: `FOR UPDATE
+    /// OF … SKIP LOCKED` locks the picked rows and passes over rows another claim is leasing right now, instead
+    /// of waiting for it (https://www.postgresql.org/docs/15/sql-select.html#SQL-FOR-UPDATE-SHARE); a row whose
+    /// lease committed after the statement's snapshot is re-checked on its newest version when locked (READ
+    /// COMMITTED, https://www.postgresql.org/docs/15/transaction-iso.html §13.2.1), and its live lease
+    /// excludes it. SQLite has no row locks and needs none: every claim runs in the writer's `BEGIN
+    /// IMMEDIATE` transaction, which holds the database's single write lock from its first statement, so a
+    /// second claimer, in this process or another, waits for it and then sees the first one's leases.
+    func skipLocked(of table: String) -> String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE OF \(table) SKIP LOCKED"
+        }
+    }
+}
