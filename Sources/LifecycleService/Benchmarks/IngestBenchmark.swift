@@ -1,7 +1,8 @@
 import AppleNotifications
 import Dispatch
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleStore

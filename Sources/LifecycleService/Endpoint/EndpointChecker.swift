@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import HTTP
+import HTTP1
+import HTTPServer
 
 /// Checks that a URL is fit to register as the Sign in with Apple server-to-server notification endpoint
 /// (DOMAIN.md §5): Apple's URL rule, DNS, TCP, TLS 1.2+ with the App Transport Security requirements

@@ -1,5 +1,6 @@
 import CShims
 import Glibc
+import HTTP1
 import Synchronization
 
 /// One epoll thread that accepts connections and serves them: reads, parses, hands complete requests to the

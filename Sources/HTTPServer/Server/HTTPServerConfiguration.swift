@@ -1,3 +1,5 @@
+import HTTP1
+
 /// Where a server listens, how much it accepts, and how long it waits.
 ///
 /// Deadlines are the RFC 9112 §9.5 "timeouts" a server sets on every phase of a connection, each a total for

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTP1
 import Synchronization
 
 /// Closed-loop load: `connections` keep-alive connections, each on its own thread with a blocking socket,

@@ -1,3 +1,5 @@
+import HTTP1
+
 /// One client connection's state, owned and touched only by its event-loop thread.
 final class HTTPConnection {
     /// Where the connection is in its request/response cycle (RFC 9112 §9).

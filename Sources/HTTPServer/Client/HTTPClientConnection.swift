@@ -1,5 +1,6 @@
 import CShims
 import Glibc
+import HTTP1
 
 /// One blocking HTTP/1.1 connection (plain TCP, or TLS when `tls` is given), reused across requests while the
 /// server keeps it alive. Used by tests, benchmarks, outbound webhooks and the endpoint check; not for

@@ -2,16 +2,18 @@ import Glibc
 
 /// The `Date` field value in IMF-fixdate form, e.g. `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7). An origin
 /// server with a clock MUST send Date (§6.6.1); the loop caches the value for the current second.
-struct HTTPDate {
+package struct HTTPDate {
     private var cachedSecond: time_t = -1
     private var cachedValue: [UInt8] = []
+
+    package init() {}
 
     private static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let monthNames = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
 
-    mutating func current() -> [UInt8] {
+    package mutating func current() -> [UInt8] {
         let now = time(nil)
         if now != cachedSecond {
             cachedSecond = now
@@ -20,7 +22,7 @@ struct HTTPDate {
         return cachedValue
     }
 
-    static func format(_ seconds: time_t) -> String {
+    package static func format(_ seconds: time_t) -> String {
         var time = seconds
         var parts = tm()
         gmtime_r(&time, &parts)
