@@ -166,7 +166,7 @@ struct HostileRequestTests {
     static func publicBodies(_ harness: ServiceHarness) -> [(String, [UInt8])] {
         func signed(eventsText: String) -> [UInt8] {
             let claims = TestTokenFactory.claims(
-                audience: ServiceHarness.clientID, issuedAt: SystemWallClock().now(),
+                audience: ServiceHarness.clientID, issuedAt: SystemClock().now(),
                 overrides: ["events": .string(eventsText), "jti": .string(NotificationSigner.makeJTI())])
             return NotificationBody.encode(jws: harness.tokens.token(claims: claims))
         }

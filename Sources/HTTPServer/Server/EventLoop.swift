@@ -1,6 +1,7 @@
 import CShims
 import Glibc
 import HTTP1
+import LifecycleCore
 import Synchronization
 
 /// One epoll thread that accepts connections and serves them: reads, parses, hands complete requests to the
@@ -25,7 +26,8 @@ final class EventLoop {
 
     private var connections: [UInt64: HTTPConnection] = [:]
     private var nextConnectionID: UInt64 = 2
-    private var now: UInt64 = MonotonicClock.now()
+    private let clock: any LifecycleClock
+    private var now: UInt64
     /// The earliest instant any deadline may expire; no scan happens before it.
     private var nextDeadlineScan: UInt64 = .max
     private var date = HTTPDate()
@@ -50,6 +52,8 @@ final class EventLoop {
         self.listenDescriptor = listenDescriptor
         self.mailbox = mailbox
         self.activeConnections = activeConnections
+        self.clock = configuration.clock
+        self.now = configuration.clock.monotonicNanoseconds()
         self.epollDescriptor = shim_epoll_create()
         self.readBuffer = .allocate(byteCount: max(1, configuration.readChunkSize), alignment: 16)
         headerTimeout = configuration.headerReadTimeout.nanosecondsForDeadline
@@ -72,7 +76,7 @@ final class EventLoop {
 
         while true {
             let count = shim_epoll_wait(epollDescriptor, events, Self.maxEventsPerWait, waitTimeoutMilliseconds())
-            now = MonotonicClock.now()
+            now = clock.monotonicNanoseconds()
             if count > 0 {
                 for index in 0..<Int(count) {
                     let event = events + index
@@ -96,7 +100,7 @@ final class EventLoop {
     private func waitTimeoutMilliseconds() -> Int32 {
         let target = min(nextDeadlineScan, shutdownDeadline, acceptResumeAt)
         if target == .max { return -1 }
-        let current = MonotonicClock.now()
+        let current = clock.monotonicNanoseconds()
         if target <= current { return 0 }
         let milliseconds = (target - current + 999_999) / 1_000_000
         return Int32(clamping: milliseconds)

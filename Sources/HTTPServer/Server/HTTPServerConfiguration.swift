@@ -1,4 +1,5 @@
 import HTTP1
+import LifecycleCore
 
 /// Where a server listens, how much it accepts, and how long it waits.
 ///
@@ -68,6 +69,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// How accepted sockets are wrapped: `.plain` (default) or `.tls(TLSServerContext)` for HTTPS. With TLS
     /// the handshake counts against `headerReadTimeout`.
     public var transport: ConnectionTransportFactory = .plain
+
+    /// Where the server reads time: monotonic time for every deadline, wall time for the `Date` field. Tests pass
+    /// a `ManualClock` to step past deadlines instead of sleeping. Default: the system clock.
+    public var clock: any LifecycleClock = SystemClock()
 
     public init() {}
 

@@ -31,9 +31,9 @@ struct PublicRoutes: Sendable {
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = SystemClock().monotonicNanoseconds()
         let (route, response) = await route(request)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let seconds = Double(SystemClock().monotonicNanoseconds() - started) / 1e9
         metrics.observe("lifecycle_http_request_duration_seconds", [("route", route)], value: seconds)
         return response
     }

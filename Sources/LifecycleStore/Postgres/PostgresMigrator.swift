@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// Brings a PostgreSQL schema up to the version this build knows, one step per transaction, and refuses a
 /// schema migrated by a newer build.
 ///
@@ -60,7 +62,7 @@ struct PostgresMigrator {
                     try connection.execute(migration.sql)
                     _ = try connection.query(
                         "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)",
-                        [migration.version, migration.name, SystemClock.nowMilliseconds()])
+                        [migration.version, migration.name, SystemClock().now().millisecondsSinceEpoch])
                 }
             }
             let tag = try postgres { try connection.execute("COMMIT") }

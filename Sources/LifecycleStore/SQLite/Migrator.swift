@@ -1,3 +1,5 @@
+import LifecycleCore
+
 /// Brings a database up to the schema this build knows, one step per transaction.
 struct Migrator {
     var migrations: [Migration]
@@ -59,7 +61,7 @@ struct Migrator {
                     try connection.executeScript(migration.sql)
                     try connection.execute(
                         "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)",
-                        [migration.version, migration.name, SystemClock.nowMilliseconds()])
+                        [migration.version, migration.name, SystemClock().now().millisecondsSinceEpoch])
                 }
             }
             try sqlite { try connection.execute("COMMIT") }
