@@ -1,7 +1,7 @@
 import Glibc
 
 /// The `Date` field value in IMF-fixdate form, e.g. `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7). An origin
-/// server with a clock MUST send Date (§6.6.1); the loop caches the value for the current second.
+/// server with a clock MUST send Date (§6.6.1); callers keep one and it caches the value for the current second.
 package struct HTTPDate {
     private var cachedSecond: time_t = -1
     private var cachedValue: [UInt8] = []
@@ -13,8 +13,9 @@ package struct HTTPDate {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
 
-    package mutating func current() -> [UInt8] {
-        let now = time(nil)
+    /// The field value for `secondsSinceEpoch` (wall time from the caller's clock), formatted once per second.
+    package mutating func current(secondsSinceEpoch: Int64) -> [UInt8] {
+        let now = time_t(secondsSinceEpoch)
         if now != cachedSecond {
             cachedSecond = now
             cachedValue = Array(Self.format(now).utf8)

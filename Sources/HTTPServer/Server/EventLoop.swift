@@ -4,20 +4,20 @@ import HTTP1
 import LifecycleCore
 import Synchronization
 
-/// One epoll thread that accepts connections and serves them: reads, parses, hands complete requests to the
-/// handler on Swift concurrency, and writes the responses the mailbox brings back. Everything here runs on
-/// that one thread; nothing is shared except through `LoopMailbox` and the connection counter.
+/// One epoll thread that accepts connections and serves them. It is a driver: it performs I/O (accept, read,
+/// write, epoll interest, close) and reports what happened to each connection's `HTTPConnectionStateMachine`,
+/// which decides what happens next (framing, keep-alive, deadlines, staged close). Everything here runs on that
+/// one thread; nothing is shared except through `LoopMailbox` and the connection counter.
 final class EventLoop {
     private static let listenerID: UInt64 = 0
     private static let mailboxID: UInt64 = 1
     private static let maxEventsPerWait: Int32 = 256
     /// Most back-to-back reads of transport-buffered input per readiness event (each at most one TLS record).
     private static let maxBufferedReadRounds = 64
-    /// An outbound buffer that grew past this is released once flushed instead of kept for reuse, so one large
-    /// response does not pin its memory for the life of a keep-alive connection.
-    private static let retainedOutboundCapacity = 64 * 1024
 
     private let configuration: HTTPServerConfiguration
+    private let connectionConfiguration: HTTPConnectionStateMachine.Configuration
+    private let clock: any LifecycleClock
     private let handler: HTTPServer.Handler
     private let listenDescriptor: Int32
     private let mailbox: LoopMailbox
@@ -26,7 +26,6 @@ final class EventLoop {
 
     private var connections: [UInt64: HTTPConnection] = [:]
     private var nextConnectionID: UInt64 = 2
-    private let clock: any LifecycleClock
     private var now: UInt64
     /// The earliest instant any deadline may expire; no scan happens before it.
     private var nextDeadlineScan: UInt64 = .max
@@ -37,30 +36,20 @@ final class EventLoop {
     private var acceptResumeAt: UInt64 = .max
     private let readBuffer: UnsafeMutableRawBufferPointer
 
-    private let headerTimeout: UInt64
-    private let bodyTimeout: UInt64
-    private let idleTimeout: UInt64
-    private let writeTimeout: UInt64
-    private let lingerTimeout: UInt64
-
     init(
         configuration: HTTPServerConfiguration, handler: @escaping HTTPServer.Handler, listenDescriptor: Int32,
         mailbox: LoopMailbox, activeConnections: ConnectionCounter
     ) {
         self.configuration = configuration
+        self.connectionConfiguration = configuration.connectionConfiguration
+        self.clock = configuration.clock
         self.handler = handler
         self.listenDescriptor = listenDescriptor
         self.mailbox = mailbox
         self.activeConnections = activeConnections
-        self.clock = configuration.clock
-        self.now = configuration.clock.monotonicNanoseconds()
         self.epollDescriptor = shim_epoll_create()
         self.readBuffer = .allocate(byteCount: max(1, configuration.readChunkSize), alignment: 16)
-        headerTimeout = configuration.headerReadTimeout.nanosecondsForDeadline
-        bodyTimeout = configuration.bodyReadTimeout.nanosecondsForDeadline
-        idleTimeout = configuration.idleTimeout.nanosecondsForDeadline
-        writeTimeout = configuration.writeTimeout.nanosecondsForDeadline
-        lingerTimeout = configuration.lingerTimeout.nanosecondsForDeadline
+        self.now = configuration.clock.monotonicNanoseconds()
     }
 
     deinit {
@@ -115,21 +104,21 @@ final class EventLoop {
         default:
             guard let connection = connections[id] else { return }
             if events & shim_EPOLLERR != 0 {
-                close(connection)
+                perform(connection.machine.transportFailed(), on: connection)
                 return
             }
             if events & (shim_EPOLLIN | shim_EPOLLHUP) != 0 {
                 if connection.writeWaitsForReadable { flush(connection) }
-                if wantsRead(connection) {
+                if connection.machine.wantsRead {
                     readOnce(connection)
                 } else if events & shim_EPOLLHUP != 0 {
                     // Both directions are gone; nothing queued can be delivered.
-                    close(connection)
+                    perform(connection.machine.transportFailed(), on: connection)
                     return
                 }
             }
             if events & shim_EPOLLOUT != 0 {
-                if connection.readWaitsForWritable, wantsRead(connection) { readOnce(connection) }
+                if connection.readWaitsForWritable, connection.machine.wantsRead { readOnce(connection) }
                 flush(connection)
             }
             readBufferedInput(connection)
@@ -166,12 +155,11 @@ final class EventLoop {
                 continue
             }
             let connection = HTTPConnection(
-                id: nextConnectionID, transport: transport, limits: configuration.limits, phase: .readingHead)
+                id: nextConnectionID, transport: transport,
+                machine: HTTPConnectionStateMachine(configuration: connectionConfiguration, clock: clock))
             nextConnectionID += 1
             connections[connection.id] = connection
-            // The first request's header deadline runs from accept: a client that connects and sends nothing
-            // holds a slot no longer than one that trickles.
-            setPhaseDeadline(connection, after: headerTimeout)
+            noteDeadline(of: connection)
             connection.registeredInterest = shim_EPOLLIN
             _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_ADD, descriptor, shim_EPOLLIN, connection.id)
         }
@@ -200,30 +188,20 @@ final class EventLoop {
         }
         var response: [UInt8] = []
         HTTPResponseEncoder.encode(
-            .text("server busy\n", status: .serviceUnavailable), date: date.current(), omitBody: false,
+            .text("server busy\n", status: .serviceUnavailable),
+            date: date.current(secondsSinceEpoch: clock.now().secondsSinceEpoch), omitBody: false,
             connection: .close, into: &response)
         _ = response.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, shim_MSG_NOSIGNAL) }
         _ = Glibc.close(descriptor)
     }
 
-    // MARK: Reading and parsing
-
-    private func wantsRead(_ connection: HTTPConnection) -> Bool {
-        switch connection.phase {
-        case .idle, .readingHead, .readingBody:
-            return !connection.peerClosed && connection.pendingOutboundCount <= configuration.outboundHighWaterMark
-        case .draining:
-            return true
-        case .awaitingResponse, .closingAfterFlush:
-            return false
-        }
-    }
+    // MARK: Reading
 
     /// Reads again while the transport holds input epoll cannot see (decrypted TLS records), bounded so one
     /// connection cannot monopolise the loop.
     private func readBufferedInput(_ connection: HTTPConnection) {
         var rounds = 0
-        while rounds < Self.maxBufferedReadRounds, !connection.isClosed, wantsRead(connection),
+        while rounds < Self.maxBufferedReadRounds, !connection.machine.isClosed, connection.machine.wantsRead,
             connection.transport.hasBufferedInput
         {
             rounds += 1
@@ -236,82 +214,60 @@ final class EventLoop {
         connection.readWaitsForWritable = result == .wouldBlock(.write)
         switch result {
         case .transferred(let count):
-            if case .draining = connection.phase { return }
-            connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
-            if case .idle = connection.phase {
-                connection.phase = .readingHead
-                setPhaseDeadline(connection, after: headerTimeout)
-            }
-            process(connection)
+            let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
+            perform(connection.machine.bytesRead(bytes), on: connection)
         case .wouldBlock:
             return
         case .endOfStream:
-            if case .draining = connection.phase {
-                close(connection)
-                return
-            }
-            connection.peerClosed = true
-            process(connection)
+            perform(connection.machine.peerClosedInput(), on: connection)
         case .failed:
-            close(connection)
+            perform(connection.machine.transportFailed(), on: connection)
         }
     }
 
-    /// Pulls parser events until the connection must wait: for bytes, for the handler, or for the flush before
-    /// closing. Only one request is ever with the handler, which keeps pipelined responses in order.
-    private func process(_ connection: HTTPConnection) {
-        parsing: while !connection.isClosed {
-            switch connection.phase {
-            case .awaitingResponse, .closingAfterFlush, .draining:
-                break parsing
-            case .idle, .readingHead, .readingBody:
-                break
+    // MARK: Performing the machine's actions
+
+    /// Carries out what the connection's state machine asked for, then writes whatever output it holds.
+    private func perform(_ action: HTTPConnectionStateMachine.Action, on connection: HTTPConnection) {
+        switch action {
+        case .wait, .write:
+            break
+        case .deliverRequest(let request):
+            let mailbox = self.mailbox
+            let handler = self.handler
+            let id = connection.id
+            Task {
+                let response = await handler(request)
+                mailbox.complete(LoopMailbox.Completion(connectionID: id, response: response))
             }
-            if connection.pendingOutboundCount > configuration.outboundHighWaterMark { break }
-            switch connection.parser.next() {
-            case .needMoreData:
-                if connection.peerClosed {
-                    // The client stopped sending; answer nothing more and close after what is queued.
-                    connection.phase = .closingAfterFlush
-                    connection.phaseDeadline = nil
-                }
-                break parsing
-            case .head(let head):
-                connection.phase = .readingBody
-                setPhaseDeadline(connection, after: bodyTimeout)
-                // RFC 9110 §10.1.1: send 100 only when the body will be read and has not already arrived.
-                if head.expectsContinue, head.framing != .none, connection.parser.bufferedByteCount == 0 {
-                    queue(HTTPResponseEncoder.continueResponse, on: connection)
-                }
-            case .request(let request):
-                connection.phase = .awaitingResponse(
-                    omitBody: request.method == "HEAD", version: request.version,
-                    wantsKeepAlive: request.wantsKeepAlive)
-                connection.phaseDeadline = nil
-                let mailbox = self.mailbox
-                let handler = self.handler
-                let id = connection.id
-                Task {
-                    let response = await handler(request)
-                    mailbox.complete(LoopMailbox.Completion(connectionID: id, response: response))
-                }
-                break parsing
-            case .failure(let error):
-                respondAndClose(connection, status: error.status)
-                break parsing
-            }
+        case .halfClose:
+            connection.transport.shutdownWrite()
+        case .close:
+            close(connection)
+            return
         }
+        noteDeadline(of: connection)
         flush(connection)
     }
 
-    private func respondAndClose(_ connection: HTTPConnection, status: HTTPStatus) {
-        var bytes: [UInt8] = []
-        HTTPResponseEncoder.encode(
-            .text("\(status.reasonPhrase.lowercased())\n", status: status), date: date.current(), omitBody: false,
-            connection: .close, into: &bytes)
-        queue(bytes, on: connection)
-        connection.phase = .closingAfterFlush
-        connection.phaseDeadline = nil
+    private func flush(_ connection: HTTPConnection) {
+        while !connection.machine.isClosed, connection.machine.hasPendingOutput {
+            let result = connection.machine.withPendingOutput { connection.transport.write($0) }
+            connection.writeWaitsForReadable = result == .wouldBlock(.read)
+            switch result {
+            case .transferred(let count):
+                let action = connection.machine.bytesWritten(count)
+                noteDeadline(of: connection)
+                if case .write = action { continue }
+                perform(action, on: connection)
+                return
+            case .wouldBlock:
+                return
+            case .failed, .endOfStream:
+                perform(connection.machine.transportFailed(), on: connection)
+                return
+            }
+        }
     }
 
     // MARK: Responses
@@ -320,95 +276,18 @@ final class EventLoop {
         let (completions, shutdownRequested) = mailbox.take()
         for completion in completions {
             guard let connection = connections[completion.connectionID] else { continue }
-            deliver(completion.response, to: connection)
+            perform(connection.machine.responseProduced(completion.response), on: connection)
+            readBufferedInput(connection)
+            updateInterest(connection)
         }
         if shutdownRequested, !shuttingDown { beginShutdown() }
     }
 
-    private func deliver(_ response: HTTPResponse, to connection: HTTPConnection) {
-        guard case .awaitingResponse(let omitBody, let version, let wantsKeepAlive) = connection.phase else { return }
-        connection.requestsServed += 1
-        let keepAlive =
-            wantsKeepAlive && !shuttingDown && connection.requestsServed < configuration.maxRequestsPerConnection
-        let directive: HTTPResponseEncoder.ConnectionDirective =
-            keepAlive ? (version == .http1_0 ? .keepAlive : .implicit) : .close
-        // A 1xx is never a final response (RFC 9110 §15.2); sending one would desynchronise the client.
-        let response =
-            response.status.code < 200 ? HTTPResponse.text("internal error\n", status: .internalServerError) : response
-        armWriteDeadline(connection)
-        HTTPResponseEncoder.encode(
-            response, date: date.current(), omitBody: omitBody, connection: directive, into: &connection.outbound)
-        if keepAlive {
-            if connection.parser.isIdle {
-                connection.phase = .idle
-                setPhaseDeadline(connection, after: idleTimeout)
-            } else {
-                connection.phase = .readingHead
-                setPhaseDeadline(connection, after: headerTimeout)
-            }
-            process(connection)
-            readBufferedInput(connection)
-        } else {
-            connection.phase = .closingAfterFlush
-            connection.phaseDeadline = nil
-            flush(connection)
-        }
-        updateInterest(connection)
-    }
-
-    private func queue(_ bytes: [UInt8], on connection: HTTPConnection) {
-        armWriteDeadline(connection)
-        connection.outbound.append(contentsOf: bytes)
-    }
-
-    /// The write deadline runs from when the outbound buffer stops being empty until it is empty again.
-    private func armWriteDeadline(_ connection: HTTPConnection) {
-        guard connection.pendingOutboundCount == 0 else { return }
-        let deadline = now &+ writeTimeout
-        connection.writeDeadline = deadline
-        nextDeadlineScan = min(nextDeadlineScan, deadline)
-    }
-
-    private func flush(_ connection: HTTPConnection) {
-        guard !connection.isClosed else { return }
-        while connection.pendingOutboundCount > 0 {
-            let result = connection.outbound.withUnsafeBytes { bytes in
-                connection.transport.write(UnsafeRawBufferPointer(rebasing: bytes[connection.outboundIndex...]))
-            }
-            connection.writeWaitsForReadable = result == .wouldBlock(.read)
-            switch result {
-            case .transferred(let count):
-                connection.outboundIndex += count
-            case .wouldBlock:
-                return
-            case .failed, .endOfStream:
-                close(connection)
-                return
-            }
-        }
-        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= Self.retainedOutboundCapacity)
-        connection.outboundIndex = 0
-        connection.writeDeadline = nil
-        if case .closingAfterFlush = connection.phase { beginDraining(connection) }
-    }
-
     // MARK: Closing
 
-    /// Half-close, then discard input until EOF or the linger deadline, so the client reads our last response
-    /// instead of a reset caused by its unread request bytes (RFC 9112 §9.6).
-    private func beginDraining(_ connection: HTTPConnection) {
-        if connection.peerClosed {
-            close(connection)
-            return
-        }
-        connection.transport.shutdownWrite()
-        connection.phase = .draining
-        setPhaseDeadline(connection, after: lingerTimeout)
-    }
-
     private func close(_ connection: HTTPConnection) {
-        guard !connection.isClosed else { return }
-        connection.isClosed = true
+        guard !connection.isReleased else { return }
+        connection.isReleased = true
         _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_DEL, connection.transport.fileDescriptor, 0, 0)
         connection.transport.close()
         connections[connection.id] = nil
@@ -416,15 +295,15 @@ final class EventLoop {
     }
 
     private func updateInterest(_ connection: HTTPConnection) {
-        guard !connection.isClosed else { return }
+        guard !connection.isReleased else { return }
         // A transport blocked on the opposite direction (TLS) must not also wait on the direction it cannot use
         // yet: level-triggered epoll would report it ready forever.
-        let wantsRead = wantsRead(connection)
+        let wantsRead = connection.machine.wantsRead
         var interest: UInt32 = 0
         if (wantsRead && !connection.readWaitsForWritable) || connection.writeWaitsForReadable {
             interest |= shim_EPOLLIN
         }
-        if (connection.pendingOutboundCount > 0 && !connection.writeWaitsForReadable)
+        if (connection.machine.hasPendingOutput && !connection.writeWaitsForReadable)
             || (wantsRead && connection.readWaitsForWritable)
         {
             interest |= shim_EPOLLOUT
@@ -437,41 +316,22 @@ final class EventLoop {
 
     // MARK: Deadlines
 
-    private func setPhaseDeadline(_ connection: HTTPConnection, after timeout: UInt64) {
-        let deadline = now &+ timeout
-        connection.phaseDeadline = deadline
-        nextDeadlineScan = min(nextDeadlineScan, deadline)
+    /// Brings the next scan forward to the connection's earliest running deadline.
+    private func noteDeadline(of connection: HTTPConnection) {
+        if let deadline = connection.machine.nextDeadline { nextDeadlineScan = min(nextDeadlineScan, deadline) }
     }
 
     private func expireDeadlines() {
         var earliest = UInt64.max
         for connection in Array(connections.values) {
-            if let deadline = connection.writeDeadline, deadline <= now {
-                close(connection)
-                continue
-            }
-            if let deadline = connection.phaseDeadline, deadline <= now {
-                connection.phaseDeadline = nil
-                switch connection.phase {
-                case .idle:
-                    beginDraining(connection)
-                case .readingHead where !connection.transport.isEstablished:
-                    // The TLS handshake did not finish in time: there is no channel to answer 408 on.
-                    close(connection)
-                    continue
-                case .readingHead, .readingBody:
-                    // RFC 9110 §15.5.9: 408 tells the client the server gave up waiting.
-                    respondAndClose(connection, status: .requestTimeout)
-                    flush(connection)
-                case .draining:
-                    close(connection)
-                case .awaitingResponse, .closingAfterFlush:
-                    break
-                }
+            if let deadline = connection.machine.nextDeadline, deadline <= now {
+                let action = connection.machine.deadlineReached(
+                    transportEstablished: connection.transport.isEstablished)
+                perform(action, on: connection)
                 updateInterest(connection)
             }
-            if !connection.isClosed {
-                earliest = min(earliest, connection.phaseDeadline ?? .max, connection.writeDeadline ?? .max)
+            if !connection.isReleased, let deadline = connection.machine.nextDeadline {
+                earliest = min(earliest, deadline)
             }
         }
         nextDeadlineScan = earliest
@@ -486,19 +346,7 @@ final class EventLoop {
         shutdownDeadline = now &+ configuration.shutdownGracePeriod.nanosecondsForDeadline
         _ = shim_epoll_ctl(epollDescriptor, shim_EPOLL_CTL_DEL, listenDescriptor, 0, 0)
         for connection in Array(connections.values) {
-            switch connection.phase {
-            case .idle, .readingHead:
-                if connection.parser.isIdle {
-                    if connection.pendingOutboundCount > 0 {
-                        connection.phase = .closingAfterFlush
-                        connection.phaseDeadline = nil
-                    } else {
-                        beginDraining(connection)
-                    }
-                }
-            case .readingBody, .awaitingResponse, .closingAfterFlush, .draining:
-                break
-            }
+            perform(connection.machine.shutdownBegan(), on: connection)
             updateInterest(connection)
         }
     }

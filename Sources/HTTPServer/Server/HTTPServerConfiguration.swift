@@ -81,3 +81,19 @@ public struct HTTPServerConfiguration: Sendable {
         self.port = port
     }
 }
+
+extension HTTPServerConfiguration {
+    /// The part of the configuration each connection's state machine enforces.
+    var connectionConfiguration: HTTPConnectionStateMachine.Configuration {
+        var connection = HTTPConnectionStateMachine.Configuration()
+        connection.limits = limits
+        connection.headerReadTimeout = headerReadTimeout
+        connection.bodyReadTimeout = bodyReadTimeout
+        connection.idleTimeout = idleTimeout
+        connection.writeTimeout = writeTimeout
+        connection.lingerTimeout = lingerTimeout
+        connection.maxRequestsPerConnection = maxRequestsPerConnection
+        connection.outboundHighWaterMark = outboundHighWaterMark
+        return connection
+    }
+}
