@@ -43,7 +43,8 @@ let package = Package(
         // Apple's Sign in with Apple REST API: client secrets, token exchange, refresh and revocation, the
         // id_token check, and `apple check`.
         .target(
-            name: "AppleAccountAPI", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "HTTP"],
+            name: "AppleAccountAPI",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "HTTP1", "HTTPServer"],
             swiftSettings: strict),
 
         // SQL plumbing: SQLite and PostgreSQL connections, statements, values, rows, named parameters, the
@@ -57,15 +58,21 @@ let package = Package(
             name: "LifecycleStore", dependencies: ["LifecycleCore", "LifecycleSQL"],
             swiftSettings: strict),
 
-        // HTTP/1.1 server on POSIX sockets with epoll.
-        .target(name: "HTTP", dependencies: ["LifecycleCore", "CShims", "COpenSSL"], swiftSettings: strict),
+        // HTTP/1.1 without I/O: messages, the request parser, the response encoder and the connection state
+        // machine (every framing, keep-alive and deadline rule), driven by events and an injected clock.
+        .target(name: "HTTP1", dependencies: ["LifecycleCore"], swiftSettings: strict),
+
+        // HTTP/1.1 on POSIX sockets: the epoll event loop driving HTTP1's connection machine, plain and TLS
+        // transports, and the client.
+        .target(
+            name: "HTTPServer", dependencies: ["HTTP1", "LifecycleCore", "CShims", "COpenSSL"], swiftSettings: strict),
 
         // Wiring: configuration, logging, ingest, commands.
         .target(
             name: "LifecycleService",
             dependencies: [
                 "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
-                "LifecycleStore", "HTTP",
+                "LifecycleStore", "HTTP1", "HTTPServer",
             ],
             resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
 
@@ -75,7 +82,7 @@ let package = Package(
         // suite (corpus + seeded random inputs) and by libFuzzer (`make fuzz`, the target below).
         .target(
             name: "LifecycleFuzzing",
-            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleService"],
+            dependencies: ["HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleService"],
             swiftSettings: strict),
 
         // Test-only helpers: key pairs, token minting, temporary directories.
@@ -86,7 +93,9 @@ let package = Package(
         // A stand-in for Apple's Sign in with Apple REST API on loopback over TLS, for tests.
         .target(
             name: "AppleRESTFake",
-            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport"],
+            dependencies: [
+                "HTTP1", "HTTPServer", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport",
+            ],
             path: "Tests/AppleRESTFake", swiftSettings: strict),
 
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
@@ -95,7 +104,8 @@ let package = Package(
         .testTarget(
             name: "AppleAccountAPITests",
             dependencies: [
-                "AppleAccountAPI", "AppleRESTFake", "AppleNotifications", "LifecycleCrypto", "HTTP", "TestSupport",
+                "AppleAccountAPI", "AppleRESTFake", "AppleNotifications", "LifecycleCrypto", "HTTP1", "HTTPServer",
+                "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -107,9 +117,14 @@ let package = Package(
         .testTarget(
             name: "TransparencyLogTests", dependencies: ["TransparencyLog", "LifecycleCrypto", "TestSupport"],
             exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "LifecycleSQL", "AppleRESTFake", "TestSupport"],
+            name: "HTTPTests", dependencies: ["HTTP1", "HTTPServer", "LifecycleCore", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LifecycleServiceTests",
+            dependencies: [
+                "LifecycleService", "HTTP1", "HTTPServer", "LifecycleSQL", "LifecycleStore", "AppleRESTFake", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]

@@ -1,4 +1,4 @@
-import HTTP
+import HTTP1
 
 /// The HTTP/1.1 request parser, with chunked bodies and pipelining (RFC 9112).
 ///

@@ -3,7 +3,8 @@ import AppleNotifications
 import AppleRESTFake
 import FoundationEssentials
 import Glibc
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import TestSupport

@@ -1,6 +1,7 @@
 import AppleNotifications
 import FoundationEssentials
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import Synchronization

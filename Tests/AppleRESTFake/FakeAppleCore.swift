@@ -1,5 +1,5 @@
 import AppleNotifications
-import HTTP
+import HTTP1
 import LifecycleCore
 import LifecycleCrypto
 import Synchronization

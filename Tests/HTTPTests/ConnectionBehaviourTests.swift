@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import Testing
 
 @Suite("Connection behaviour: keep-alive, pipelining, HEAD, Expect, chunked bodies")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import HTTP
+import HTTP1
+import HTTPServer
 import Testing
 
 @Suite("Deadlines, connection cap and graceful shutdown")

@@ -1,4 +1,4 @@
-import HTTP
+import HTTP1
 import Testing
 
 /// One case per RFC 9112 framing rule: the exact octets on the wire and the status the server must answer

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import HTTP
+import HTTP1
 import Synchronization
 
 /// A blocking TCP client that sends raw bytes, so tests can put exactly the octets a rule is about on the

@@ -1,4 +1,4 @@
-import HTTP
+import HTTP1
 import Testing
 
 @Suite("HTTPRequestParser without sockets")

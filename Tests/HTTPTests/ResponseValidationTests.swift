@@ -1,4 +1,5 @@
-import HTTP
+import HTTP1
+import HTTPServer
 import Testing
 
 @Suite("Responses are built only from validated values")

@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import TestSupport
 
 /// A throw-away CA and server certificates written as PEM files into a temporary directory, so every TLS test

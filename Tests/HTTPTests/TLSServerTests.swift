@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import Testing
 
 @Suite("HTTPS: the server's TLS transport, policy, validation and reload")

@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 
 /// Starts a real server on 127.0.0.1 with an ephemeral port, runs `body`, and shuts the server down.
 func withServer(

@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleStore
 import TestSupport
@@ -166,7 +167,7 @@ struct AdminAPITests {
     func historyAfterNotifications(store: HarnessStore) async throws {
         let harness = try ServiceHarness(adminToken: Self.token, store: store)
         try await harness.start()
-        let base = SystemWallClock().now().adding(seconds: -600)
+        let base = SystemClock().now().adding(seconds: -600)
         _ = try await harness.post(harness.body(type: "email-disabled", eventTime: base))
         _ = try await harness.post(harness.body(type: "consent-revoked", eventTime: base.adding(seconds: 60)))
         // Older than the last e-mail input: stale, whatever arrived in between.
@@ -221,7 +222,7 @@ struct AdminAPITests {
         #expect(refused.json?["error"] == "not_supported")
         #expect(try await Self.call(harness, "PUT", path, body: "[1]").status == 400)
         #expect(try await Self.call(harness, "PUT", path, body: #"{"eventTime":"yesterday"}"#).status == 422)
-        let future = SystemWallClock().now().adding(seconds: 3600).iso8601
+        let future = SystemClock().now().adding(seconds: 3600).iso8601
         let ahead = try await Self.call(harness, "PUT", path, body: #"{"eventTime":"\#(future)"}"#)
         #expect(ahead.json?["error"] == "event_time_in_future")
         let stored = try await service.context.store.read {
@@ -247,7 +248,7 @@ struct AdminAPITests {
 
     /// A dead message for the test account, made the way the dispatcher makes one.
     static func deadMessage(in store: any Store) async throws -> Int64 {
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         return try await store.write { writer in
             let id = try writer.enqueueOutbox(
                 NewOutboxMessage(
@@ -299,7 +300,7 @@ struct AdminAPITests {
     func outboxPaging() async throws {
         let harness = try ServiceHarness(adminToken: Self.token)
         let service = try await harness.start()
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let ids = try await service.context.store.write { writer in
             try (0..<3).map { index in
                 try writer.enqueueOutbox(
@@ -362,7 +363,7 @@ struct AdminAPITests {
     func eventTimeFractions() async throws {
         let harness = try ServiceHarness(adminToken: Self.token)
         try await harness.start()
-        let seconds = String(SystemWallClock().now().adding(seconds: -60).iso8601.prefix(19))
+        let seconds = String(SystemClock().now().adding(seconds: -60).iso8601.prefix(19))
         let linked = try await Self.call(
             harness, "PUT", Self.accountPath() + "/link", body: "{\"eventTime\": \"\(seconds).123456Z\"}")
         #expect(linked.status == 200)

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 import TestSupport
@@ -131,7 +131,7 @@ struct AdminOpenAPITests {
 
     /// One erasure job whose only step failed, and one whose webhook step waits for its callback.
     static func seedJobs(in store: any Store) async throws -> (failed: Int64, waiting: Int64) {
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         @Sendable func plan(_ target: String) -> ErasureJobPlan {
             ErasureJobPlan(
                 policyReference: "default@1#00", trigger: .accountDeleted, eventTime: now, origin: .rule(index: 0),

@@ -79,7 +79,7 @@ struct CommandLineRulesTests {
     func doubleDashEndsOptions() async throws {
         let fixture = try await ServeFixture()
         // An expired token in a file called --allow-expired: after --, it is the input, not the flag.
-        let issued = SystemWallClock().now().adding(seconds: -3 * 86_400)
+        let issued = SystemClock().now().adding(seconds: -3 * 86_400)
         let claims = TestTokenFactory.claims(
             event: TestTokenFactory.event(eventTime: .integer(issued.millisecondsSinceEpoch)),
             audience: ServeFixture.clientID, issuedAt: issued)

@@ -200,7 +200,7 @@ struct ErasureEndToEndTests {
         let first = try await SQLiteStore.open(path: path)
         let second = try await SQLiteStore.open(path: path)
         let jobs = 40
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         try await first.write { writer in
             for index in 0..<jobs {
                 let plan = ErasureJobPlan(

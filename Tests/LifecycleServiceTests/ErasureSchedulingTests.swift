@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleStore
@@ -26,9 +27,9 @@ struct ErasureSchedulingTests {
         #expect(scheduled.map(\.job.plan.origin) == [.rule(index: 1), .rule(index: 2)])
         #expect(scheduled.map(\.job.plan.cancelIfRelinked) == [false, true])
         let waitingStart = try #require(scheduled.last).job.plan.notBefore
-        #expect(waitingStart > SystemWallClock().now().adding(seconds: 29 * 86_400))
+        #expect(waitingStart > SystemClock().now().adding(seconds: 29 * 86_400))
 
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let context = TransitionContext(
             app: ServiceHarness.appID, subject: subject,
             input: AccountInput(
@@ -112,7 +113,7 @@ struct ErasureSchedulingTests {
         let runner = ErasureJobRunner(
             configuration: context.configuration, store: context.store, log: context.log, metrics: context.metrics,
             clock: context.clock, owner: "test", webhookSigners: context.webhookSigners)
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let transition = TransitionContext(
             app: ServiceHarness.appID, subject: subject,
             input: AccountInput(kind: .accountDeleted, eventTime: now, receivedAt: now, identity: "delete-1"),
@@ -186,7 +187,7 @@ struct ErasureSchedulingTests {
         let port = try #require(receiver.boundPort)
         let client = ErasureWebhookClient(
             url: "https://127.0.0.1:\(port)/hooks", signer: WebhookSigner(secret: [1]), timeout: .seconds(2))
-        let result = await client.deliver(messageID: "m", body: [], at: SystemWallClock().now())
+        let result = await client.deliver(messageID: "m", body: [], at: SystemClock().now())
         await receiver.shutdown()
         guard case .failed(let evidence, let retryable) = result else {
             Issue.record("a plain-HTTP answer was accepted over https: \(result)")

@@ -96,7 +96,7 @@ struct ErasureScenario {
             configuration: configuration, store: store,
             log: EventLog(
                 level: .error, pseudonymizer: KeyedSubjectPseudonymizer(key: Array("k".utf8)), sink: { _ in }),
-            metrics: MetricsRegistry(), clock: SystemWallClock(), owner: owner, webhookSigners: [:],
+            metrics: MetricsRegistry(), clock: SystemClock(), owner: owner, webhookSigners: [:],
             random: { random })
     }
 }

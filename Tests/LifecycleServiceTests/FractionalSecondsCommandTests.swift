@@ -67,7 +67,7 @@ struct FractionalSecondsCommandTests {
     func accepted(path: Path) async throws {
         let directory = try await Self.devDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let base = path.base ?? String(SystemWallClock().now().iso8601.prefix(19))
+        let base = path.base ?? String(SystemClock().now().iso8601.prefix(19))
         for fraction in [".1234", ".123456", ".123456789"] {
             let time = base + fraction + "Z"
             let outcome = try await LifecycleProcess.run(path.arguments(time, directory), directory: directory)

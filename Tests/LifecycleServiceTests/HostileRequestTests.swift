@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import TestSupport
 import Testing
@@ -165,7 +166,7 @@ struct HostileRequestTests {
     static func publicBodies(_ harness: ServiceHarness) -> [(String, [UInt8])] {
         func signed(eventsText: String) -> [UInt8] {
             let claims = TestTokenFactory.claims(
-                audience: ServiceHarness.clientID, issuedAt: SystemWallClock().now(),
+                audience: ServiceHarness.clientID, issuedAt: SystemClock().now(),
                 overrides: ["events": .string(eventsText), "jti": .string(NotificationSigner.makeJTI())])
             return NotificationBody.encode(jws: harness.tokens.token(claims: claims))
         }

@@ -117,7 +117,7 @@ struct MultiInstanceTests {
         var unfinished: (outbox: Int64, steps: Int64) = (-1, -1)
         var outboxDrained: Duration?
         while ContinuousClock.now < giveUp {
-            let now = SystemWallClock().now().millisecondsSinceEpoch
+            let now = SystemClock().now().millisecondsSinceEpoch
             unfinished = try await database.withConnection { connection throws(PostgresError) in
                 (
                     try connection.queryInt64("SELECT count(*) FROM outbox WHERE status <> 'delivered'") ?? -1,
@@ -188,7 +188,7 @@ struct MultiInstanceTests {
         let dueJobs = try await database.withConnection { connection throws(PostgresError) in
             try connection.queryInt64(
                 "SELECT count(*) FROM erasure_jobs WHERE not_before_ms <= $1",
-                [SystemWallClock().now().millisecondsSinceEpoch]) ?? -1
+                [SystemClock().now().millisecondsSinceEpoch]) ?? -1
         }
         #expect(dueJobs == Int64(deletions))
         let app = try ExternalSQLiteDatabase(path: files[2], busyTimeoutMilliseconds: 5_000)
@@ -288,7 +288,7 @@ struct MultiInstanceTests {
     /// Signed by the test key on every core at once: RSA signing, not the service, would dominate otherwise.
     static func signBodies(count: Int) throws -> [(jti: String, body: [UInt8])] {
         let signer = NotificationSigner(privateKey: TestKeys.rsa2048, keyID: TestKeys.keyID)
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let slots = Mutex<[(jti: String, body: [UInt8])?]>(Array(repeating: nil, count: count))
         let failure = Mutex<(any Error)?>(nil)
         DispatchQueue.concurrentPerform(iterations: count) { index in

@@ -1,6 +1,6 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 import TestSupport

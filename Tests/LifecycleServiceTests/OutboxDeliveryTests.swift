@@ -49,7 +49,7 @@ struct OutboxDeliveryTests {
         let receiver = try WebhookReceiver()
         let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: receiver.url)
         try await harness.start()
-        let base = SystemWallClock().now()
+        let base = SystemClock().now()
         _ = try await harness.post(harness.body(type: "email-disabled", eventTime: base))
         _ = try await harness.post(harness.body(type: "email-enabled", eventTime: base.adding(seconds: 1)))
         let deliveries = await receiver.waitFor(2)
@@ -108,7 +108,7 @@ struct OutboxDeliveryTests {
         // The same port now accepts: a manual retry delivers.
         let healthy = try WebhookReceiver(port: failing.port)
         let id = try #require(dead.first?.id)
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         #expect(try await service.context.store.write { try $0.retryOutbox(id: id, now: now) })
         service.context.outboxSignal.notify()
         #expect(await healthy.waitFor(1).count == 1)

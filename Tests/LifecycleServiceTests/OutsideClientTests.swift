@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import Synchronization
 import TestSupport

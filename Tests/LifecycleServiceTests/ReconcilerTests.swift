@@ -52,7 +52,7 @@ struct ReconcilerTests {
             try Data(JSONValue.object(config).serialized().utf8).write(
                 to: URL(fileURLWithPath: harness.configurationFile))
             context = try await ServiceContext.open(
-                configuration: try harness.configuration, clock: FixedWallClock(ReconcilerTests.asOf), logSink: { _ in }
+                configuration: try harness.configuration, clock: ManualClock(ReconcilerTests.asOf), logSink: { _ in }
             )
         }
 

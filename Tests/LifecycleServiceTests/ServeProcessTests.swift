@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import TestSupport
@@ -498,7 +499,7 @@ struct ServeProcessTests {
         // The store and its master key are made now; serve runs two days later.
         let fixture = try await ServeFixture(clockOffsetSeconds: 2 * 86_400)
         let migrated = try await fixture.lifecycle(
-            ["migrate", "--config", fixture.configurationFile], environment: [SystemWallClock.offsetVariable: "0"])
+            ["migrate", "--config", fixture.configurationFile], environment: [SystemClock.offsetVariable: "0"])
         #expect(migrated.status == 0, "\(migrated)")
         let process = try await fixture.start()
         let email = "r7t2k9m4q1@privaterelay.appleid.com"
@@ -537,11 +538,11 @@ struct ServeProcessTests {
         let configuration = try ServiceConfiguration.load(file: fixture.configurationFile, environment: [:])
         let context = try await ServiceContext.open(configuration: configuration, logSink: { _ in }, environment: [:])
         let candidate = try context.vault.candidate(
-            app: "shop", subject: Self.subject, scope: .notifications, at: SystemWallClock().now())
+            app: "shop", subject: Self.subject, scope: .notifications, at: SystemClock().now())
         _ = try await context.store.write { try $0.insertSubjectKey(candidate.stored) }
         let old = try #require(context.vault.currentMasterKeyID)
         let new = try context.vault.keyring.addFreshKey()
-        _ = try await context.store.write { try $0.switchMasterKey(to: new, at: SystemWallClock().now()) }
+        _ = try await context.store.write { try $0.switchMasterKey(to: new, at: SystemClock().now()) }
         await context.close()
 
         try await fixture.start()

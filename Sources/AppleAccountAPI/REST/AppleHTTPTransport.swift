@@ -1,5 +1,6 @@
 import Glibc
-import HTTP
+import HTTP1
+import HTTPServer
 
 /// One HTTPS exchange with Apple over the service's own HTTP client (TLS 1.2+, peer verified against the
 /// system store or ``AppleRESTConfiguration/trustedCAFile``). A connection per call: the calls are rare (a

@@ -1,4 +1,5 @@
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCrypto
 
 /// The real ``AppleAccountClient``: form-encoded POSTs to `/auth/token` and `/auth/revoke` at

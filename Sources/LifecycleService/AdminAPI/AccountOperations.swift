@@ -24,7 +24,7 @@ public struct AccountOperations: Sendable {
     let store: any Store
     let transitionMetrics: AccountTransitionMetrics
     let log: EventLog
-    let clock: any WallClock
+    let clock: any LifecycleClock
     /// Rung after a commit: a transition may have enqueued webhooks, which the dispatcher then sends at once.
     let committed: WakeSignal
     public var limits: Limits

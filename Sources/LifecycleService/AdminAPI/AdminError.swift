@@ -1,4 +1,4 @@
-import HTTP
+import HTTP1
 import LifecycleCore
 
 /// A refusal of the admin API: an HTTP status plus a stable machine-readable `code` and a sentence for the

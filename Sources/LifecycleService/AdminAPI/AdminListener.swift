@@ -1,4 +1,5 @@
-import HTTP
+import HTTP1
+import HTTPServer
 
 /// Builds the admin listener `lifecycle serve` runs next to the public one (DESIGN.md §4): its own
 /// ``HTTPServer`` on `admin.host:admin.port` (default 127.0.0.1:8081), with the public listener's deadlines

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 

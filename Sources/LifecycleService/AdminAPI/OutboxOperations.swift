@@ -15,7 +15,7 @@ public struct OutboxOperations: Sendable {
 
     let store: any Store
     let log: EventLog
-    let clock: any WallClock
+    let clock: any LifecycleClock
     /// Rung after a retry so the dispatcher picks the message up without waiting for its next poll.
     let committed: WakeSignal
     public var limits: Limits

@@ -1,7 +1,8 @@
 import AppleNotifications
 import Dispatch
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleStore
@@ -85,7 +86,7 @@ struct IngestBenchmark {
         try Data(config.serialized().utf8).write(to: URL(fileURLWithPath: configPath))
 
         progress("signing \(options.bodyCount) unique notifications …")
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let bodies = try signBodies(count: options.bodyCount, signer: pair.signer, audience: clientID, now: now)
 
         let configuration = try ServiceConfiguration.load(file: configPath, environment: [:])

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import HTTP1
 import LifecycleCore
 
 /// `lifecycle account show|link|delete`: the account routes of the admin API from the command line, either

@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleCore
 import Synchronization
 
 /// Where a command writes: standard output for results (human text or `--json`), standard error for the one
@@ -49,7 +50,7 @@ public final class CommandIO: Sendable {
     }
 
     /// The process clock, shifted by the test-only `LIFECYCLE_CLOCK_OFFSET_SECONDS` when it is set.
-    func clock() throws(ConfigurationError) -> SystemWallClock { try SystemWallClock.fromEnvironment(environment) }
+    func clock() throws(ConfigurationError) -> SystemClock { try SystemClock.fromEnvironment(environment) }
 
     /// Captures output in memory (tests).
     public static func capturing(

@@ -54,7 +54,7 @@ struct KeysCommand: LifecycleCommand {
 
     private static func run(
         _ word: String, configuration: ServiceConfiguration, store: any Store, vault: SubjectKeyVault, log: EventLog,
-        clock: any WallClock, json: Bool, io: CommandIO
+        clock: any LifecycleClock, json: Bool, io: CommandIO
     ) async throws -> Int32 {
         if word == "status" {
             let (keys, counts, instances) = try await store.read { reader in

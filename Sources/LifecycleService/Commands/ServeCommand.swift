@@ -1,4 +1,5 @@
 import Foundation
+import LifecycleCore
 
 /// `lifecycle serve`: run the service until SIGTERM/SIGINT.
 struct ServeCommand: LifecycleCommand {
@@ -66,7 +67,7 @@ struct ServeCommand: LifecycleCommand {
         let configFile = try configurationFile(&arguments, io: io)
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-        let clock = try SystemWallClock.fromEnvironment(io.environment)
+        let clock = try SystemClock.fromEnvironment(io.environment)
         // serve always logs: at the configured level, or the one asked for with --log-level / LIFECYCLE_LOG_LEVEL.
         let context = try await ServiceContext.open(
             configuration: configuration, clock: clock, logSink: io.logSink, logLevel: io.logLevel,
@@ -75,7 +76,7 @@ struct ServeCommand: LifecycleCommand {
             context.log.warning(
                 "clock.offset",
                 [
-                    ("variable", .string(SystemWallClock.offsetVariable)),
+                    ("variable", .string(SystemClock.offsetVariable)),
                     ("seconds", .integer(clock.offsetMilliseconds / 1000)), ("purpose", "testing only"),
                 ])
         }

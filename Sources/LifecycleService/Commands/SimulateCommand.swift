@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 
 /// `lifecycle simulate`: play Apple locally. Signs a notification with the development key and POSTs it,

@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 
 /// Plays Apple for the demo: signs notifications with the throwaway development key the demo's

@@ -1,4 +1,5 @@
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import Synchronization
 

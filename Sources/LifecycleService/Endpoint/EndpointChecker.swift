@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 
 /// Checks that a URL is fit to register as the Sign in with Apple server-to-server notification endpoint

@@ -20,7 +20,7 @@ public final class ErasureJobRunner: Sendable {
     public let log: EventLog
     public let metrics: MetricsRegistry
     let instruments: ErasureMetrics
-    public let clock: any WallClock
+    public let clock: any LifecycleClock
     /// Identifies this runner in leases.
     public let owner: String
     /// Read once per round (and per callback), so a reload of `serve` applies from the next round on.
@@ -33,7 +33,7 @@ public final class ErasureJobRunner: Sendable {
 
     init(
         settings: @escaping @Sendable () -> Settings, store: any Store, log: EventLog, metrics: MetricsRegistry,
-        clock: any WallClock, owner: String, random: @escaping @Sendable () -> Double
+        clock: any LifecycleClock, owner: String, random: @escaping @Sendable () -> Double
     ) {
         self.settings = settings
         self.store = store
@@ -48,7 +48,7 @@ public final class ErasureJobRunner: Sendable {
     /// A runner under one fixed configuration (`lifecycle jobs`, tests).
     public convenience init(
         configuration: ServiceConfiguration, store: any Store, log: EventLog, metrics: MetricsRegistry,
-        clock: any WallClock, owner: String, webhookSigners: [String: WebhookSigner],
+        clock: any LifecycleClock, owner: String, webhookSigners: [String: WebhookSigner],
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.init(

@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 
 /// Sends `account.erasure.requested` to an app's webhook, signed like the outbox's deliveries

@@ -24,7 +24,7 @@ public final class NotificationIngestor: Sendable {
     let rejectionsTotal: Counter
     let transitionMetrics: AccountTransitionMetrics
     let lastAccepted: Gauge
-    let clock: any WallClock
+    let clock: any LifecycleClock
     let transitions: AccountTransitionRecorder
     let committed: WakeSignal
     /// Seals the relay e-mail and the raw JWS before they reach the store.
@@ -32,7 +32,8 @@ public final class NotificationIngestor: Sendable {
 
     init(
         configuration: ServiceConfiguration, verifier: NotificationVerifier, store: any Store, log: EventLog,
-        metrics: MetricsRegistry, clock: any WallClock, transitions: AccountTransitionRecorder, committed: WakeSignal,
+        metrics: MetricsRegistry, clock: any LifecycleClock, transitions: AccountTransitionRecorder,
+        committed: WakeSignal,
         vault: SubjectKeyVault
     ) {
         self.vault = vault

@@ -18,12 +18,12 @@ public final class EventLog: Sendable {
     /// The rank of the lowest level written; a reload may change it (``setLevel(_:)``).
     private let minimumRank: Atomic<Int>
     private let pseudonymizer: any SubjectPseudonymizer
-    private let clock: any WallClock
+    private let clock: any LifecycleClock
     private let sink: Sink
     private let lock = Mutex(())
 
     public init(
-        level: LogLevel, pseudonymizer: any SubjectPseudonymizer, clock: any WallClock = SystemWallClock(),
+        level: LogLevel, pseudonymizer: any SubjectPseudonymizer, clock: any LifecycleClock = SystemClock(),
         sink: @escaping Sink = EventLog.standardError
     ) {
         self.minimumRank = Atomic(level.rank)

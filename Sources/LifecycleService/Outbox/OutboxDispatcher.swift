@@ -18,7 +18,7 @@ final class OutboxDispatcher: Sendable {
     let store: any Store
     let settings: @Sendable () -> Settings
     let owner: String
-    let clock: any WallClock
+    let clock: any LifecycleClock
     let metrics: MetricsRegistry
     let deliveries: Counter
     let deliveryDuration: Histogram
@@ -28,7 +28,7 @@ final class OutboxDispatcher: Sendable {
     let signal: WakeSignal
 
     init(
-        store: any Store, settings: @escaping @Sendable () -> Settings, owner: String, clock: any WallClock,
+        store: any Store, settings: @escaping @Sendable () -> Settings, owner: String, clock: any LifecycleClock,
         metrics: MetricsRegistry, log: EventLog, signal: WakeSignal,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -90,9 +90,9 @@ final class OutboxDispatcher: Sendable {
     private func deliver(_ message: OutboxMessage, by delivery: WebhookDelivery, retrying schedule: RetrySchedule)
         async
     {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = clock.monotonicNanoseconds()
         let result = await delivery.deliver(message)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let seconds = Double(clock.monotonicNanoseconds() - started) / 1e9
         deliveryDuration.observe([("kind", message.kind)], value: seconds)
         let at = clock.now()
         let owner = self.owner

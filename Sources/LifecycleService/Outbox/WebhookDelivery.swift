@@ -1,4 +1,5 @@
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleStore
 
@@ -13,7 +14,7 @@ struct WebhookDelivery: Sendable {
 
     let endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)]
     let timeout: Duration
-    let clock: any WallClock
+    let clock: any LifecycleClock
     /// Extra CA for `https://` receivers signed by a private CA; the system trust store otherwise.
     var trustedCAFile: String? = nil
 

@@ -30,7 +30,7 @@ struct MasterKeyRotation {
     var store: any Store
     var vault: SubjectKeyVault
     var log: EventLog
-    var clock: any WallClock
+    var clock: any LifecycleClock
     var configuration: KeysConfiguration
     /// `reconcile.heartbeatSeconds`: how often each running instance records the keys it holds.
     var heartbeatSeconds: Int

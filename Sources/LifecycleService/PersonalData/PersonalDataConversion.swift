@@ -19,7 +19,7 @@ struct PersonalDataConversion {
     var store: any Store
     var vault: SubjectKeyVault
     var log: EventLog
-    var clock: any WallClock
+    var clock: any LifecycleClock
 
     /// Does nothing (one query) once the conversion is recorded.
     func run() async throws {

@@ -1,4 +1,4 @@
-import HTTP
+import HTTP1
 import LifecycleCore
 
 /// How an ``IngestOutcome`` is answered (DESIGN.md §4, RFC 8935 §2.4 error shape).

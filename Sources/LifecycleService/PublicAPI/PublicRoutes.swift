@@ -1,6 +1,6 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 
@@ -32,9 +32,9 @@ struct PublicRoutes: Sendable {
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = SystemClock().monotonicNanoseconds()
         let (route, response) = await route(request)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let seconds = Double(SystemClock().monotonicNanoseconds() - started) / 1e9
         requestDuration.observe([("route", route)], value: seconds)
         return response
     }

@@ -1,7 +1,8 @@
 import AppleAccountAPI
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleStore
 import Synchronization
@@ -14,7 +15,7 @@ public final class ServiceContext: Sendable {
     public let keys: JWKSCache
     public let log: EventLog
     public let metrics: MetricsRegistry
-    public let clock: any WallClock
+    public let clock: any LifecycleClock
     public let pseudonymizer: KeyedSubjectPseudonymizer
     /// Rung after a commit that may have enqueued outbox messages, so delivery starts without waiting for a poll.
     let outboxSignal: WakeSignal
@@ -31,7 +32,7 @@ public final class ServiceContext: Sendable {
         var keys: JWKSCache
         var log: EventLog
         var metrics: MetricsRegistry
-        var clock: any WallClock
+        var clock: any LifecycleClock
         var outboxSignal: WakeSignal
         var vault: SubjectKeyVault
     }
@@ -56,7 +57,7 @@ public final class ServiceContext: Sendable {
 
     public init(
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
-        pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any WallClock,
+        pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any LifecycleClock,
         vault: SubjectKeyVault, webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil,
         logLevelOverride: LogLevel? = nil
     ) {
@@ -109,7 +110,7 @@ public final class ServiceContext: Sendable {
     /// seals what an older release kept in the clear (``PersonalDataConversion``), and prepares the key cache
     /// without fetching yet.
     public static func open(
-        configuration: ServiceConfiguration, clock: any WallClock = SystemWallClock(),
+        configuration: ServiceConfiguration, clock: any LifecycleClock = SystemClock(),
         logSink: @escaping EventLog.Sink = EventLog.standardError, logLevel: LogLevel? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ServiceContext {
@@ -164,7 +165,7 @@ public final class ServiceContext: Sendable {
     /// environment and structured log of ``open(configuration:io:)``: what ``openStore(_:log:clock:environment:)``
     /// does on the way (sealing what an older release kept in the clear) is logged only when asked for.
     static func openStore(_ configuration: ServiceConfiguration, io: CommandIO) async throws -> (
-        store: any Store, vault: SubjectKeyVault, log: EventLog, clock: any WallClock
+        store: any Store, vault: SubjectKeyVault, log: EventLog, clock: any LifecycleClock
     ) {
         let clock = try io.clock()
         let pseudonymizer = KeyedSubjectPseudonymizer(
@@ -205,7 +206,7 @@ public final class ServiceContext: Sendable {
     /// The store with its master keys attached (``SubjectKeyVault/attach(to:at:)``), retired keys gone from
     /// the key file, and what an older release kept in the clear sealed (``PersonalDataConversion``).
     static func openStore(
-        _ configuration: ServiceConfiguration, log: EventLog, clock: any WallClock, environment: [String: String]
+        _ configuration: ServiceConfiguration, log: EventLog, clock: any LifecycleClock, environment: [String: String]
     ) async throws -> (any Store, SubjectKeyVault) {
         let keyring = try MasterKeyring.load(file: configuration.secrets.masterKeyFile, environment: environment)
         let vault = SubjectKeyVault(keyring: keyring)

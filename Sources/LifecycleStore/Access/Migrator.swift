@@ -1,3 +1,4 @@
+import LifecycleCore
 import LifecycleSQL
 
 /// Brings a database up to the schema this build knows, one step per transaction, and refuses a database
@@ -60,7 +61,7 @@ struct Migrator {
                     try connection.executeScript(migration.sql)
                     try connection.run(
                         "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)",
-                        [migration.version, migration.name, SystemClock.nowMilliseconds()])
+                        [migration.version, migration.name, SystemClock().now().millisecondsSinceEpoch])
                 }
             }
             let committed = try sql { try connection.commitMigrationStep() }

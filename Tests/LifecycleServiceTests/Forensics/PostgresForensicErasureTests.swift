@@ -30,7 +30,7 @@ struct PostgresForensicErasureTests {
             store: .postgres, extraConfiguration: ["keys": ["fileCheckSeconds": 1, "instanceWaitSeconds": 30]])
         let harness = scenario.harness
         let database = try #require(harness.postgresDatabase)
-        let started = SystemWallClock().now()
+        let started = SystemClock().now()
         let serve = try await scenario.startServe()
         defer { serve.kill(signal: SIGKILL) }
 

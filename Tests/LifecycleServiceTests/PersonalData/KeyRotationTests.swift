@@ -94,11 +94,11 @@ struct KeyRotationTests {
         // nothing re-wrapped (the process died there).
         let context = try await ServiceContext.open(configuration: configuration, logSink: { _ in }, environment: [:])
         let candidate = try context.vault.candidate(
-            app: "shop", subject: subject, scope: .notifications, at: SystemWallClock().now())
+            app: "shop", subject: subject, scope: .notifications, at: SystemClock().now())
         _ = try await context.store.write { try $0.insertSubjectKey(candidate.stored) }
         let old = try #require(context.vault.currentMasterKeyID)
         let new = try context.vault.keyring.addFreshKey()
-        _ = try await context.store.write { try $0.switchMasterKey(to: new, at: SystemWallClock().now()) }
+        _ = try await context.store.write { try $0.switchMasterKey(to: new, at: SystemClock().now()) }
         await context.close()
 
         let resumed = try await Self.run(["keys", "rotate", "--config", harness.configurationFile])

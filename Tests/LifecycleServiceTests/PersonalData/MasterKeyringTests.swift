@@ -122,7 +122,7 @@ struct AppleTokenSealingTests {
         let vault = service.context.vault
         let store = service.context.store
         let token = "r1a2b3.refresh-token-of-the-app"
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         #expect(
             try await store.write { try vault.storeAppleToken(token, app: "shop", subject: subject, at: now, in: $0) })
         #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == token)

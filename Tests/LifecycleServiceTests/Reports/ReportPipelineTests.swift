@@ -30,7 +30,7 @@ struct ReportPipelineTests {
             extra["email"] = .string(email)
             extra["is_private_email"] = .string("true")
         }
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let event = TestTokenFactory.event(
             type: type, subject: subject, eventTime: .integer(now.millisecondsSinceEpoch), extra: extra)
         let claims = TestTokenFactory.claims(

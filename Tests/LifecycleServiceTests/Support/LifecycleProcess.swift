@@ -1,5 +1,6 @@
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 
 /// The built `lifecycle` executable run as a separate process, for what only a real process shows: a
 /// `kill -9` in the middle of work, signals, background work with nothing else running, and exit statuses.

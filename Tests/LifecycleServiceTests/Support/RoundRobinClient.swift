@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import Synchronization
 
 /// The test's own load balancer in front of several `serve` instances: request `i` goes to instance

@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleSQL
 import Synchronization
@@ -278,7 +279,7 @@ final class ServeFixture: Sendable {
     // MARK: Notifications and logs
 
     /// Now as the serve processes see it (the real clock plus the test offset).
-    var now: Instant { SystemWallClock().now().adding(seconds: clockOffsetSeconds) }
+    var now: Instant { SystemClock().now().adding(seconds: clockOffsetSeconds) }
 
     /// A notification as Apple sends it, signed by the test key at ``now``.
     func notification(

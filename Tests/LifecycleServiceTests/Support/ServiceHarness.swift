@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
-import HTTP
+import HTTP1
+import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import Synchronization
@@ -140,7 +141,7 @@ final class ServiceHarness: Sendable {
         type: String, subject: String = TestFixtures.subject, eventTime: Instant? = nil, jti: String? = nil,
         audience: String = ServiceHarness.clientID, extra: JSONObject = [:]
     ) -> [UInt8] {
-        let now = SystemWallClock().now()
+        let now = SystemClock().now()
         let event = TestTokenFactory.event(
             type: type, subject: subject, eventTime: .integer((eventTime ?? now).millisecondsSinceEpoch), extra: extra)
         var overrides: [String: JSONValue?] = [:]

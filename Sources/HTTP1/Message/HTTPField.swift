@@ -19,7 +19,7 @@ public struct HTTPField: Sendable, Hashable {
     }
 
     /// For the parser, which has already checked the octets.
-    init(validatedName: String, value: String) {
+    package init(validatedName: String, value: String) {
         self.name = validatedName
         self.value = value
     }

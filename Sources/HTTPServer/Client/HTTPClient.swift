@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import LifecycleCore
 
 /// A minimal HTTP/1.1 client over plain TCP for tests, webhooks and benchmarks. Each call opens a connection,

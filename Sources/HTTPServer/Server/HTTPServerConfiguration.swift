@@ -1,3 +1,6 @@
+import HTTP1
+import LifecycleCore
+
 /// Where a server listens, how much it accepts, and how long it waits.
 ///
 /// Deadlines are the RFC 9112 §9.5 "timeouts" a server sets on every phase of a connection, each a total for
@@ -67,10 +70,30 @@ public struct HTTPServerConfiguration: Sendable {
     /// the handshake counts against `headerReadTimeout`.
     public var transport: ConnectionTransportFactory = .plain
 
+    /// Where the server reads time: monotonic time for every deadline, wall time for the `Date` field. Tests pass
+    /// a `ManualClock` to step past deadlines instead of sleeping. Default: the system clock.
+    public var clock: any LifecycleClock = SystemClock()
+
     public init() {}
 
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
+    }
+}
+
+extension HTTPServerConfiguration {
+    /// The part of the configuration each connection's state machine enforces.
+    var connectionConfiguration: HTTPConnectionStateMachine.Configuration {
+        var connection = HTTPConnectionStateMachine.Configuration()
+        connection.limits = limits
+        connection.headerReadTimeout = headerReadTimeout
+        connection.bodyReadTimeout = bodyReadTimeout
+        connection.idleTimeout = idleTimeout
+        connection.writeTimeout = writeTimeout
+        connection.lingerTimeout = lingerTimeout
+        connection.maxRequestsPerConnection = maxRequestsPerConnection
+        connection.outboundHighWaterMark = outboundHighWaterMark
+        return connection
     }
 }

@@ -1,8 +1,8 @@
 /// Octet classes from RFC 9110 §5.6.2 (token) and §5.5 (field-value), used by the parser and by response
 /// validation so both sides agree on what is legal.
-enum HTTPTokens {
+package enum HTTPTokens {
     /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"):
@@ -18,32 +18,32 @@ enum HTTPTokens {
 
     /// field-vchar = VCHAR / obs-text, plus SP and HTAB inside a value (RFC 9110 §5.5). Everything else — NUL,
     /// CR, LF and the other CTLs, DEL — is refused.
-    static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
+    package static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
         byte == space || byte == horizontalTab || (byte >= 0x21 && byte != 0x7F)
     }
 
-    static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.allSatisfy(isTokenCharacter)
     }
 
-    static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.allSatisfy(isFieldValueCharacter)
     }
 
-    static let space = UInt8(ascii: " ")
-    static let horizontalTab = UInt8(ascii: "\t")
-    static let carriageReturn = UInt8(ascii: "\r")
-    static let lineFeed = UInt8(ascii: "\n")
-    static let colon = UInt8(ascii: ":")
+    package static let space = UInt8(ascii: " ")
+    package static let horizontalTab = UInt8(ascii: "\t")
+    package static let carriageReturn = UInt8(ascii: "\r")
+    package static let lineFeed = UInt8(ascii: "\n")
+    package static let colon = UInt8(ascii: ":")
 
     /// ASCII case-insensitive comparison, the rule for field names and most tokens (RFC 9110 §5.1).
-    static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ literal: String) -> Bool {
+    package static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ literal: String) -> Bool {
         let other = Array(literal.utf8)
         guard bytes.count == other.count else { return false }
         return zip(bytes, other).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
-    static func lowercased(_ byte: UInt8) -> UInt8 {
+    package static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import HTTP1
+import LifecycleCore
 import Synchronization
 
 /// Closed-loop load: `connections` keep-alive connections, each on its own thread with a blocking socket,
@@ -58,7 +60,8 @@ public struct LoadGenerator: Sendable {
         let collected = Mutex<[LoadSample]>([])
         let connectionCount = max(1, configuration.connections)
         let done = DispatchSemaphore(value: 0)
-        let start = MonotonicClock.now()
+        let clock = SystemClock()
+        let start = clock.monotonicNanoseconds()
         let durationNanoseconds =
             (configuration.duration ?? (configuration.totalRequests == nil ? .seconds(5) : nil))?.nanosecondsForDeadline
         let end = durationNanoseconds.map { start &+ $0 } ?? .max
@@ -73,9 +76,9 @@ public struct LoadGenerator: Sendable {
                 while true {
                     let number = sequence.value.wrappingAdd(1, ordering: .relaxed).oldValue
                     if let total = configuration.totalRequests, number >= total { break }
-                    if MonotonicClock.now() >= end { break }
+                    if clock.monotonicNanoseconds() >= end { break }
                     let request = makeRequest(number)
-                    let began = MonotonicClock.now()
+                    let began = clock.monotonicNanoseconds()
                     var response: HTTPClientResponse?
                     do {
                         if connection == nil {
@@ -89,7 +92,7 @@ public struct LoadGenerator: Sendable {
                     }
                     let sample = LoadSample(
                         sequence: number, connection: connectionIndex, status: response?.status,
-                        latencyNanoseconds: MonotonicClock.now() &- began)
+                        latencyNanoseconds: clock.monotonicNanoseconds() &- began)
                     samples.append(sample)
                     observer?(sample, response)
                 }
@@ -99,7 +102,7 @@ public struct LoadGenerator: Sendable {
             }.start()
         }
         for _ in 0..<connectionCount { done.wait() }
-        let elapsed = MonotonicClock.now() &- start
+        let elapsed = clock.monotonicNanoseconds() &- start
         let samples = collected.withLock { $0 }.sorted { $0.sequence < $1.sequence }
         return LoadResult(samples: samples, elapsedNanoseconds: elapsed)
     }

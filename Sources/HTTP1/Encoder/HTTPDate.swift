@@ -1,18 +1,21 @@
 import Glibc
 
 /// The `Date` field value in IMF-fixdate form, e.g. `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7). An origin
-/// server with a clock MUST send Date (§6.6.1); the loop caches the value for the current second.
-struct HTTPDate {
+/// server with a clock MUST send Date (§6.6.1); callers keep one and it caches the value for the current second.
+package struct HTTPDate {
     private var cachedSecond: time_t = -1
     private var cachedValue: [UInt8] = []
+
+    package init() {}
 
     private static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let monthNames = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
 
-    mutating func current() -> [UInt8] {
-        let now = time(nil)
+    /// The field value for `secondsSinceEpoch` (wall time from the caller's clock), formatted once per second.
+    package mutating func current(secondsSinceEpoch: Int64) -> [UInt8] {
+        let now = time_t(secondsSinceEpoch)
         if now != cachedSecond {
             cachedSecond = now
             cachedValue = Array(Self.format(now).utf8)
@@ -20,7 +23,7 @@ struct HTTPDate {
         return cachedValue
     }
 
-    static func format(_ seconds: time_t) -> String {
+    package static func format(_ seconds: time_t) -> String {
         var time = seconds
         var parts = tm()
         gmtime_r(&time, &parts)

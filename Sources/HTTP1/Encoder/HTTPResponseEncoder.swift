@@ -1,10 +1,10 @@
 /// Serialises responses (RFC 9112 §4, §6). The server owns framing: it always writes `Content-Length` (also
 /// for HEAD, where the body is omitted, RFC 9110 §9.3.2) and `Date`, and `Connection: close` when it will
 /// close; handler-supplied framing fields are dropped so a handler cannot desynchronise the connection.
-enum HTTPResponseEncoder {
+package enum HTTPResponseEncoder {
     private static let serverOwnedFields = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Keep-Alive"]
 
-    static func encode(
+    package static func encode(
         _ response: HTTPResponse, date: [UInt8], omitBody: Bool, connection: ConnectionDirective,
         into output: inout [UInt8]
     ) {
@@ -36,9 +36,9 @@ enum HTTPResponseEncoder {
     }
 
     /// `100 Continue` interim response (RFC 9110 §15.2.1).
-    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    package static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
-    enum ConnectionDirective {
+    package enum ConnectionDirective {
         case close
         /// HTTP/1.0 keep-alive must be confirmed explicitly.
         case keepAlive

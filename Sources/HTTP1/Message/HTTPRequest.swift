@@ -40,7 +40,7 @@ public struct HTTPRequest: Sendable {
 }
 
 extension Substring {
-    func trimmingASCIIWhitespace() -> Substring {
+    package func trimmingASCIIWhitespace() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
         while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }

@@ -1,5 +1,7 @@
 import CShims
 import Glibc
+import HTTP1
+import LifecycleCore
 
 /// One blocking HTTP/1.1 connection (plain TCP, or TLS when `tls` is given), reused across requests while the
 /// server keeps it alive. Used by tests, benchmarks, outbound webhooks and the endpoint check; not for
@@ -20,6 +22,8 @@ public final class HTTPClientConnection {
     private var buffer: [UInt8] = []
     private var readIndex = 0
     private var deadline: UInt64 = 0
+    /// Measures the per-request timeout (monotonic, so a wall-clock step cannot cut a request short).
+    private let clock: any LifecycleClock = SystemClock()
 
     /// Connects within `timeout`. The same timeout bounds each later request/response exchange.
     public init(
@@ -53,7 +57,7 @@ public final class HTTPClientConnection {
     /// connection. After any error the connection is closed.
     public func send(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientResponse {
         if descriptor < 0 { try connect() }
-        deadline = MonotonicClock.now() &+ timeout.nanosecondsForDeadline
+        deadline = clock.monotonicNanoseconds() &+ timeout.nanosecondsForDeadline
         do {
             try writeAll(try Self.serialize(request, host: host, port: port))
             let response = try readResponse(isHead: request.method == "HEAD")
@@ -200,7 +204,7 @@ public final class HTTPClientConnection {
 
     /// Reads more bytes into the buffer; false on EOF.
     private func fill() throws(HTTPClientError) -> Bool {
-        if MonotonicClock.now() >= deadline { throw .timedOut }
+        if clock.monotonicNanoseconds() >= deadline { throw .timedOut }
         if readIndex > 0, readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             readIndex = 0

@@ -1,6 +1,7 @@
 import CShims
 import Foundation
 import Glibc
+import HTTP1
 import Synchronization
 
 /// An HTTP/1.1 server on POSIX sockets with epoll event loops (no thread per connection).

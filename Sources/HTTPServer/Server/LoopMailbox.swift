@@ -1,4 +1,5 @@
 import Glibc
+import HTTP1
 import Synchronization
 
 /// How handler tasks (on Swift concurrency) and `shutdown()` hand work to an event-loop thread: a queue behind a

@@ -1,3 +1,5 @@
+import HTTP1
+
 /// A request for `HTTPClient`: the target is origin-form (`/path?query`); `Host` and `Content-Length` are
 /// added by the client.
 public struct HTTPClientRequest: Sendable {
