@@ -104,9 +104,7 @@ public enum CommandLineInterface {
 
     /// An error as the one line a command prints: control characters, line breaks included, escaped
     /// (``Swift/String/escapingControlCharacters``), so outside input quoted in it cannot forge a line.
-    static func oneLine(_ error: any Error) -> String {
-        String(describing: error).escapingControlCharacters
-    }
+    static func oneLine(_ error: any Error) -> String { String(oneLine: error) }
 
     public static let version = "0.1.0"
 }

@@ -77,7 +77,7 @@ public struct AccountOperations: Sendable {
         document["history"] = .array(history.map(AdminDocuments.history))
         document["outbox"] = .array(messages.map { AdminDocuments.outboxMessage($0, includePayload: false) })
         let pseudonym = context.pseudonymizer.pseudonym(app: app, subject: subject)
-        document["erasureJobs"] = .array(jobs.map { JobsCommand.describeJSON($0, pseudonym: pseudonym) })
+        document["erasureJobs"] = .array(jobs.map { $0.document(pseudonym: pseudonym) })
         return .object(document)
     }
 

@@ -97,7 +97,7 @@ struct JobOperations: Sendable {
     }
 
     private func describe(_ job: StoredErasureJob) -> JSONValue {
-        JobsCommand.describeJSON(
-            job, pseudonym: context.pseudonymizer.pseudonym(app: job.app, subject: job.subject))
+        job.document(
+            pseudonym: context.pseudonymizer.pseudonym(app: job.app, subject: job.subject))
     }
 }

@@ -93,12 +93,12 @@ struct IngestBenchmark {
         let logPath = directory + "/serve.log"
         guard FileManager.default.createFile(atPath: logPath, contents: nil),
             let logFile = FileHandle(forWritingAtPath: logPath)
-        else { throw UsageError("cannot create \(logPath)") }
+        else { throw BenchmarkError("cannot create \(logPath)") }
         let context = try await ServiceContext.open(
             configuration: configuration, logSink: { line in logFile.write(Data((line + "\n").utf8)) })
         let runtime = ServiceRuntime(context: context)
         try await runtime.start()
-        guard let port = runtime.publicPort else { throw UsageError("the server did not bind") }
+        guard let port = runtime.publicPort else { throw BenchmarkError("the server did not bind") }
 
         progress("driving 127.0.0.1:\(port) with \(options.connections) connections for \(options.duration) …")
         let acknowledged = Mutex<[Int]>([])

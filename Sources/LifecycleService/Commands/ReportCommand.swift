@@ -43,9 +43,6 @@ struct ReportCommand: LifecycleCommand {
         exit status: 0 done / verified, 1 a report does not verify or the app is unknown, 2 could not run
         """
 
-    /// Days a report covers when no period is given.
-    static let defaultPeriodDays: Int64 = 30
-
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
         let configFile = try configurationFile(&arguments, io: io)
         let app = try arguments.option("--app")
@@ -99,9 +96,7 @@ struct ReportCommand: LifecycleCommand {
     static func period(fromText: String?, toText: String?, now: Instant) throws(UsageError) -> ReportPeriod {
         switch (fromText, toText) {
         case (nil, nil):
-            let to = ReportPeriod.startOfDay(now).adding(milliseconds: ReportPeriod.millisecondsPerDay)
-            return ReportPeriod(
-                from: to.adding(milliseconds: -defaultPeriodDays * ReportPeriod.millisecondsPerDay), to: to)
+            return ReportPeriod.recent(asOf: now)
         case (let from?, let to?):
             guard let start = ISO8601Format.parse(from) else {
                 throw UsageError("--from \(from) is not \(ISO8601Format.expectedForm)")

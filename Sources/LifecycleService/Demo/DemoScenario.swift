@@ -199,7 +199,7 @@ struct DemoScenario: Sendable {
 
         let now = context.clock.now()
         let written = try await ReportGenerator(configuration: configuration, store: context.store).generate(
-            app: Self.appID, period: try ReportCommand.period(fromText: nil, toText: nil, now: now), at: now)
+            app: Self.appID, period: ReportPeriod.recent(asOf: now), at: now)
         let total = written.dataset.summary.total
         say(
             "report",

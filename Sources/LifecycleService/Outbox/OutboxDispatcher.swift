@@ -42,7 +42,7 @@ final class OutboxDispatcher: Sendable {
             help: "Webhook delivery attempts, by message kind and result (delivered, retry, dead).")
         metrics.describe(
             "lifecycle_outbox_delivery_duration_seconds", kind: "histogram",
-            help: "Time to deliver one webhook, successful or not.", buckets: PublicRoutes.latencyBuckets)
+            help: "Time to deliver one webhook, successful or not.", buckets: MetricsRegistry.latencyBuckets)
         metrics.describe("lifecycle_outbox_messages", kind: "gauge", help: "Outbox messages by status.")
     }
 

@@ -13,8 +13,6 @@ struct PublicRoutes: Sendable {
     let metrics: MetricsRegistry
     let readinessDetails: @Sendable () -> JSONObject
 
-    static let latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
-
     init(
         notificationPath: String, ingestor: @escaping @Sendable () -> NotificationIngestor, store: any Store,
         keys: JWKSCache, metrics: MetricsRegistry, readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
@@ -27,7 +25,7 @@ struct PublicRoutes: Sendable {
         self.readinessDetails = readinessDetails
         metrics.describe(
             "lifecycle_http_request_duration_seconds", kind: "histogram",
-            help: "Time from a complete request to its response, by route.", buckets: Self.latencyBuckets)
+            help: "Time from a complete request to its response, by route.", buckets: MetricsRegistry.latencyBuckets)
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {

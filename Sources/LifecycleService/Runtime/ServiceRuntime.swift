@@ -189,7 +189,7 @@ public final class ServiceRuntime: Sendable {
                 let configuration = context.configuration
                 let now = context.clock.now()
                 let generator = try ReportGenerator(configuration: configuration, store: context.store)
-                let period = try ReportCommand.period(fromText: nil, toText: nil, now: now)
+                let period = ReportPeriod.recent(asOf: now)
                 var already: [JSONValue] = []
                 for app in configuration.apps {
                     let appID = app.id
@@ -327,7 +327,7 @@ public final class ServiceRuntime: Sendable {
     }
 
     /// An error as one line (a description never spans lines in a log field): as a command prints it.
-    static func oneLine(_ error: any Error) -> String { CommandLineInterface.oneLine(error) }
+    static func oneLine(_ error: any Error) -> String { String(oneLine: error) }
 
     /// Stops accepting, lets in-flight requests finish and answer, stops background work, records the stop
     /// and closes the store. Idempotent.

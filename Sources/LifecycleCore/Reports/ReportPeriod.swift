@@ -1,9 +1,11 @@
-import LifecycleCore
-
 /// The half-open span `[from, to)` a report covers: deletion requests whose event time falls inside it.
 /// Half-open so consecutive reports (one day, the next day) neither overlap nor leave a gap.
 public struct ReportPeriod: Hashable, Sendable {
     public static let millisecondsPerDay: Int64 = 86_400_000
+
+    /// Days a report covers when no period is given (`report generate` without `--from`/`--to`, the daily
+    /// reports of `serve`, the demo).
+    public static let defaultDays: Int64 = 30
 
     public var from: Instant
     public var to: Instant
@@ -11,6 +13,12 @@ public struct ReportPeriod: Hashable, Sendable {
     public init(from: Instant, to: Instant) {
         self.from = from
         self.to = to
+    }
+
+    /// The ``defaultDays`` whole UTC days up to and including the day `now` falls on.
+    public static func recent(asOf now: Instant) -> ReportPeriod {
+        let to = startOfDay(now).adding(milliseconds: millisecondsPerDay)
+        return ReportPeriod(from: to.adding(milliseconds: -defaultDays * millisecondsPerDay), to: to)
     }
 
     public func contains(_ instant: Instant) -> Bool { from <= instant && instant < to }
