@@ -54,19 +54,54 @@ let package = Package(
         // HTTP/1.1 server on POSIX sockets with epoll.
         .target(name: "HTTP", dependencies: ["CShims", "COpenSSL"], swiftSettings: strict),
 
-        // Wiring: configuration, logging, ingest, commands.
+        // The service in layers, dependencies pointing down only (ARCHITECTURE.md): the engine (one transaction
+        // from a verified notification to its outbox messages and erasure jobs), reconcile and reports over it,
+        // the server that runs them, development tools, and the command line on top.
         .target(
-            name: "LifecycleService",
+            name: "LifecycleEngine",
             dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleStore", "HTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleReconcile", dependencies: ["LifecycleCore", "LifecycleStore", "LifecycleEngine"],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleReports",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine"],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleServer",
+            dependencies: [
+                "LifecycleCore", "AppleNotifications", "LifecycleStore", "HTTP", "LifecycleEngine",
+                "LifecycleReconcile", "LifecycleReports",
+            ],
             resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
+        .target(
+            name: "LifecycleDevTools",
+            dependencies: [
+                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleStore", "HTTP", "LifecycleEngine",
+                "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleCLI",
+            dependencies: [
+                "LifecycleCore", "AppleNotifications", "LifecycleStore", "HTTP", "LifecycleEngine",
+                "LifecycleReconcile",
+                "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
+            ],
+            swiftSettings: strict),
 
-        .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
+        .executableTarget(name: "lifecycle", dependencies: ["LifecycleCLI"], swiftSettings: strict),
 
         // Property checks over every parser of outside input; never linked into `lifecycle`. Run by the test
         // suite (corpus + seeded random inputs) and by libFuzzer (`make fuzz`, the target below).
         .target(
             name: "LifecycleFuzzing",
-            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleService"],
+            dependencies: [
+                "HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleEngine",
+                "LifecycleReconcile",
+                "LifecycleReports", "LifecycleServer",
+            ],
             swiftSettings: strict),
 
         // Test-only helpers: key pairs, token minting, temporary directories.
@@ -100,7 +135,11 @@ let package = Package(
             exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "LifecycleServiceTests", dependencies: ["LifecycleService", "TestSupport"],
+            name: "LifecycleServiceTests",
+            dependencies: [
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
+                "LifecycleCLI", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]

@@ -4,7 +4,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 /// `lifecycle endpoint check` against real HTTPS servers on loopback, with a CA and certificates generated at
 /// test time.

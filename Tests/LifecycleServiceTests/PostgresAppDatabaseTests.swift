@@ -3,7 +3,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleReconcile
 @testable import LifecycleStore
 
 /// Apps whose own data lives in PostgreSQL: the `postgres` erasure target erases and verifies there, and the

@@ -4,7 +4,9 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
+@testable import LifecycleReconcile
 
 /// The reconciler against a real store and real exports: each kind of discrepancy seeded once, and exactly
 /// the expected findings, for every kind of record source.

@@ -6,7 +6,7 @@ import LifecycleCrypto
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// What `lifecycle serve` does on its own and on a signal, proved on the real process (the built executable,
 /// ``ServeFixture``) and observed only from outside: files, the admin API, `/metrics`, the log file, exit

@@ -4,7 +4,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 @Suite("serve refuses certificates that would lose notifications")
 struct ServeTLSStartupTests {

@@ -3,7 +3,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// What erasure leaves on disk, read as raw bytes while `lifecycle serve` keeps running (PIPA Art. 21(2):

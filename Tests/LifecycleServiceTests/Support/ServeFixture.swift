@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// A `lifecycle serve` process run from the built executable and watched only from outside, as an operator

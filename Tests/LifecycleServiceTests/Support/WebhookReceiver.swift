@@ -3,7 +3,7 @@ import HTTP
 import LifecycleCore
 import Synchronization
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// The app backend's webhook endpoint, played by a real HTTP server on loopback that records what it gets.
 final class WebhookReceiver: Sendable {

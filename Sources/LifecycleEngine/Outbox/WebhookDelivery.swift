@@ -1,0 +1,55 @@
+import HTTP
+import LifecycleCore
+import LifecycleStore
+
+/// Sends one outbox message to its app's webhook receiver and says what happened, without touching the
+/// store: the dispatcher records the result.
+package struct WebhookDelivery: Sendable {
+    enum Result: Sendable, Equatable {
+        case delivered(status: Int)
+        /// `error` is a short stable code (`http_503`, `connect_failed`, `timed_out` …) for the store and metrics.
+        case failed(error: String, status: Int?)
+    }
+
+    let endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)]
+    let timeout: Duration
+    let clock: any WallClock
+    /// Extra CA for `https://` receivers signed by a private CA; the system trust store otherwise.
+    var trustedCAFile: String? = nil
+
+    func deliver(_ message: OutboxMessage) async -> Result {
+        guard let (endpoint, signer) = endpoints[message.app] else {
+            return .failed(error: "no_webhook_configured", status: nil)
+        }
+        let body = Array(message.payload.utf8)
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "AccountLifecycle"]
+        for (name, value) in signer.headers(
+            id: message.messageID, timestamp: clock.now().secondsSinceEpoch, body: body)
+        {
+            try? headers.add(name: name, value: value)
+        }
+        let client = HTTPClient(
+            host: endpoint.host, port: endpoint.port, timeout: timeout,
+            tls: endpoint.isTLS ? TLSClientConfiguration(serverName: endpoint.host, trustedCAFile: trustedCAFile) : nil)
+        do {
+            let response = try await client.post(endpoint.target, headers: headers, body: body)
+            if (200..<300).contains(response.status) { return .delivered(status: response.status) }
+            return .failed(error: "http_\(response.status)", status: response.status)
+        } catch {
+            return .failed(error: Self.code(for: error), status: nil)
+        }
+    }
+
+    static func code(for error: HTTPClientError) -> String {
+        switch error {
+        case .timedOut: "timed_out"
+        case .connectFailed: "connect_failed"
+        case .connectionClosed: "connection_closed"
+        case .malformedResponse: "malformed_response"
+        case .responseTooLarge: "response_too_large"
+        case .invalidAddress: "invalid_address"
+        case .tlsHandshakeFailed: "tls_handshake_failed"
+        default: "transport_failed"
+        }
+    }
+}
