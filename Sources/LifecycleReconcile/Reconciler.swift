@@ -50,40 +50,52 @@ public final class Reconciler: Sendable {
     static let pageSize = 2000
     static let flushEvery = 1000
 
-    let context: ServiceContext
+    let store: any Store
+    let log: EventLog
+    let clock: any WallClock
+    /// The configuration in force (its apps, record sources and account transitions), read once per run.
+    let active: @Sendable () -> ActiveConfiguration
     let owner: String
 
-    public init(context: ServiceContext, owner: String) {
-        self.context = context
+    /// A reconciler over `store`, writing findings and its run record there, logging to `log`; `active` is read
+    /// at the start of each run, so a `serve` that reloads meanwhile does not change a run half-way.
+    public init(
+        store: any Store, log: EventLog, clock: any WallClock, active: @escaping @Sendable () -> ActiveConfiguration,
+        owner: String
+    ) {
+        self.store = store
+        self.log = log
+        self.clock = clock
+        self.active = active
         self.owner = owner
     }
 
     /// Runs the comparison for one app (or all), judging deadlines as of `asOf`.
     public func run(app appFilter: String? = nil, asOf: Instant) async throws -> Report {
         // One configuration for the whole run, even if `serve` reloads meanwhile.
-        let active = context.current
+        let active = self.active()
         let configuration = active.configuration
         let apps =
             try appFilter.map { id in
                 guard let app = configuration.apps.first(where: { $0.id == id }) else { throw Failure.unknownApp(id) }
                 return [app]
             } ?? configuration.apps
-        let started = context.clock.now()
+        let started = clock.now()
         let lease = Int64(configuration.reconcile.leaseSeconds)
         let runID = try await takeLock(app: appFilter, at: started, leaseUntil: started.adding(seconds: lease))
-        context.log.info("reconcile.started", [("run", .integer(runID)), ("apps", .integer(Int64(apps.count)))])
+        log.info("reconcile.started", [("run", .integer(runID)), ("apps", .integer(Int64(apps.count)))])
         do {
             var reports: [AppReport] = []
             for app in apps {
                 reports.append(try await reconcile(app, runID: runID, asOf: asOf, active: active))
             }
-            let finished = context.clock.now()
+            let finished = clock.now()
             let report = Report(runID: runID, startedAt: started, finishedAt: finished, apps: reports)
             let summary = Self.summary(report).serialized()
-            try await context.store.write { writer in
+            try await store.write { writer in
                 try writer.finishReconcileRun(id: runID, status: .completed, at: finished, summary: summary, error: nil)
             }
-            context.log.info(
+            log.info(
                 "reconcile.finished",
                 [
                     ("run", .integer(runID)), ("findings", .integer(Int64(report.findings.count))),
@@ -91,12 +103,12 @@ public final class Reconciler: Sendable {
                 ])
             return report
         } catch {
-            let finished = context.clock.now()
+            let finished = clock.now()
             let message = String(describing: error)
-            try? await context.store.write { writer in
+            try? await store.write { writer in
                 try writer.finishReconcileRun(id: runID, status: .failed, at: finished, summary: nil, error: message)
             }
-            context.log.log(.error, "reconcile.failed", [("run", .integer(runID)), ("error", .string(message))])
+            log.log(.error, "reconcile.failed", [("run", .integer(runID)), ("error", .string(message))])
             throw error
         }
     }
@@ -106,19 +118,19 @@ public final class Reconciler: Sendable {
     /// holder is reported (``Failure/busy(_:)``) with who it is and until when its lease holds.
     private func takeLock(app: String?, at started: Instant, leaseUntil: Instant) async throws -> Int64 {
         let owner = self.owner
-        let begin = { [context] in
-            try await context.store.write { writer in
+        let begin = { [store] in
+            try await store.write { writer in
                 try writer.beginReconcileRun(app: app, owner: owner, at: started, leaseUntil: leaseUntil)
             }
         }
         var claim = try await begin()
         if case .busy(let holder) = claim, let process = ProcessIdentity(parsing: holder.owner), process.isGone {
             let reason = "holder \(holder.owner) is no longer running"
-            let released = try await context.store.write { writer in
+            let released = try await store.write { writer in
                 try writer.abandonReconcileRun(id: holder.id, at: started, reason: reason)
             }
             if released {
-                context.log.warning(
+                log.warning(
                     "reconcile.lock_taken_over", [("run", .integer(holder.id)), ("holder", .string(holder.owner))])
             }
             claim = try await begin()
@@ -142,9 +154,9 @@ public final class Reconciler: Sendable {
         }
         let gaps = try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
         report.findings += gaps
-        let now = context.clock.now()
+        let now = clock.now()
         let appID = app.id
-        report.resolved = try await context.store.write { writer in
+        report.resolved = try await store.write { writer in
             try writer.recordFindings(app: appID, runID: runID, findings: gaps, at: now)
             return try writer.resolveFindings(app: appID, notSeenInRun: runID, at: now)
         }
@@ -155,7 +167,7 @@ public final class Reconciler: Sendable {
     /// threshold (several instances: a gap only when every one was silent).
     private func gapFindings(app: String, asOf: Instant, settings: ReconcileConfiguration) async throws -> [Finding] {
         let from = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
-        let (beats, live) = try await context.store.read { reader in
+        let (beats, live) = try await store.read { reader in
             (
                 try reader.heartbeats(from: from.adding(seconds: -86_400), to: asOf),
                 try reader.liveAccountCount(app: app)
@@ -208,7 +220,7 @@ public final class Reconciler: Sendable {
         let options = ReconcilerOptions(tombstoneStatuses: Set(active.configuration.reconcile.tombstoneStatuses))
         let observedTally = Tally()
         let observed = ObservedAccountPager(
-            store: context.store, app: app.id, pageSize: Self.pageSize, failure: failure, tally: observedTally)
+            store: store, app: app.id, pageSize: Self.pageSize, failure: failure, tally: observedTally)
         var result = MergeResult()
         var batch: [Finding] = []
 
@@ -219,7 +231,7 @@ public final class Reconciler: Sendable {
             result.findings += findings
             let unknown = findings.filter { $0.code == .unknownToService }.compactMap(\.subject)
             result.registered += unknown.count
-            let (store, transitions, clock) = (context.store, active.transitions, context.clock)
+            let (store, transitions, clock) = (self.store, active.transitions, self.clock)
             let lease = Int64(active.configuration.reconcile.leaseSeconds)
             try BlockingBridge.wait {
                 let now = clock.now()

@@ -130,7 +130,10 @@ struct ReconcilerTests {
         }
 
         func reconcile() async throws -> Reconciler.Report {
-            try await Reconciler(context: context, owner: "test").run(asOf: ReconcilerTests.asOf)
+            try await Reconciler(
+                store: context.store, log: context.log, clock: context.clock, active: { context.current },
+                owner: "test"
+            ).run(asOf: ReconcilerTests.asOf)
         }
     }
 

@@ -60,7 +60,9 @@ struct ReconcileCommand: LifecycleCommand {
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let context = try await ServiceContext.open(configuration: configuration, io: io)
-        let reconciler = Reconciler(context: context, owner: ProcessIdentity.current.description)
+        let reconciler = Reconciler(
+            store: context.store, log: context.log, clock: context.clock, active: { context.current },
+            owner: ProcessIdentity.current.description)
         let report: Reconciler.Report
         do {
             report = try await reconciler.run(app: app, asOf: asOf)

@@ -126,7 +126,10 @@ package struct ReconcileBenchmark {
         progress("reconciling …")
         let report: Reconciler.Report
         do {
-            report = try await Reconciler(context: context, owner: "bench").run(asOf: asOf)
+            report = try await Reconciler(
+                store: context.store, log: context.log, clock: context.clock, active: { context.current },
+                owner: "bench"
+            ).run(asOf: asOf)
         } catch {
             await context.close()
             throw error

@@ -196,7 +196,10 @@ package struct DemoScenario: Sendable {
             "planted a discrepancy: the app database now also holds dave, whom Apple never told the service about",
             [:])
 
-        let reconcile = try await Reconciler(context: context, owner: service.instanceID).run(asOf: context.clock.now())
+        let reconcile = try await Reconciler(
+            store: context.store, log: context.log, clock: context.clock, active: { context.current },
+            owner: service.instanceID
+        ).run(asOf: context.clock.now())
         let findings = reconcile.findings
         let listed = findings.map {
             "\($0.code.rawValue) (\($0.severity.rawValue)) for \(DemoSampleApp.name(of: $0.subject))"

@@ -256,7 +256,11 @@ public final class ServiceRuntime: Sendable {
             guard context.configuration.reconcile == settings else { continue }
             let day = schedule.day(of: next)
             do {
-                _ = try await Reconciler(context: context, owner: instanceID).run(asOf: context.clock.now())
+                _ = try await Reconciler(
+                    store: context.store, log: context.log, clock: context.clock,
+                    active: { [context] in context.current },
+                    owner: instanceID
+                ).run(asOf: context.clock.now())
             } catch Reconciler.Failure.busy(let holder) {
                 context.log.info(
                     "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
