@@ -106,13 +106,16 @@ let package = Package(
 
         // Test-only helpers: key pairs, token minting, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
+            name: "TestSupport",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleDevTools"],
             path: "Tests/TestSupport", swiftSettings: strict),
 
         // A stand-in for Apple's Sign in with Apple REST API on loopback over TLS, for tests.
         .target(
             name: "AppleRESTFake",
-            dependencies: ["HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport"],
+            dependencies: [
+                "HTTP", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleDevTools", "TestSupport",
+            ],
             path: "Tests/AppleRESTFake", swiftSettings: strict),
 
         .testTarget(name: "LifecycleCoreTests", dependencies: ["LifecycleCore"], swiftSettings: strict),
@@ -126,7 +129,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AppleNotificationsTests",
-            dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
+            dependencies: ["AppleNotifications", "LifecycleCrypto", "LifecycleDevTools", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "TestSupport"],
             swiftSettings: strict),

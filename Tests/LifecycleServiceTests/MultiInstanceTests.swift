@@ -2,6 +2,7 @@ import AppleNotifications
 import Dispatch
 import Foundation
 import LifecycleCore
+import LifecycleDevTools
 import Synchronization
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleEngine
 
 /// `lifecycle dev-setup`: everything a newcomer needs to see the service work locally, and nothing that

@@ -2,6 +2,7 @@ import AppleNotifications
 import Foundation
 import HTTP
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleEngine
 
 /// `lifecycle simulate`: play Apple locally. Signs a notification with the development key and POSTs it,

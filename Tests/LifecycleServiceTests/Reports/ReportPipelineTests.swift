@@ -1,6 +1,7 @@
 import AppleNotifications
 import Foundation
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleStore
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import AppleNotifications
 import Foundation
 import HTTP
 import LifecycleCore
+import LifecycleDevTools
 import Synchronization
 import TestSupport
 import Testing

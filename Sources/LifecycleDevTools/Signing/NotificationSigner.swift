@@ -1,3 +1,4 @@
+import AppleNotifications
 import LifecycleCore
 import LifecycleCrypto
 

@@ -1,3 +1,4 @@
+import AppleNotifications
 import FoundationEssentials
 import Glibc
 import LifecycleCrypto
