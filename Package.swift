@@ -53,7 +53,8 @@ let package = Package(
         .target(
             name: "LifecycleSQL", dependencies: ["LifecycleCore", "CSQLite", "CLibPQ", "CShims"], swiftSettings: strict),
 
-        // Durable state: the Store protocol and its SQLite and PostgreSQL implementations.
+        // Durable state: the Store protocol, one access layer over a SQL dialect, schema, migrations, and the
+        // SQLite and PostgreSQL stores.
         .target(
             name: "LifecycleStore", dependencies: ["LifecycleCore", "LifecycleSQL"],
             swiftSettings: strict),
@@ -67,34 +68,71 @@ let package = Package(
         .target(
             name: "HTTPServer", dependencies: ["HTTP1", "LifecycleCore", "CShims", "COpenSSL"], swiftSettings: strict),
 
-        // Wiring: configuration, logging, ingest, commands.
+        // The service in layers, dependencies pointing down only (ARCHITECTURE.md): the engine (one transaction
+        // from a verified notification to its outbox messages and erasure jobs), reconcile and reports over it,
+        // the server that runs them, development tools, and the command line on top.
         .target(
-            name: "LifecycleService",
+            name: "LifecycleEngine",
             dependencies: [
                 "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
                 "LifecycleStore", "HTTP1", "HTTPServer",
             ],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleReconcile",
+            dependencies: ["LifecycleCore", "LifecycleSQL", "LifecycleStore", "LifecycleEngine"],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleReports",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine"],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleServer",
+            dependencies: [
+                "LifecycleCore", "AppleNotifications", "LifecycleStore", "HTTP1", "HTTPServer", "LifecycleEngine",
+                "LifecycleReconcile", "LifecycleReports",
+            ],
             resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
+        .target(
+            name: "LifecycleDevTools",
+            dependencies: [
+                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleSQL", "LifecycleStore", "HTTP1",
+                "HTTPServer", "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+                "COpenSSL", "CShims",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "LifecycleCLI",
+            dependencies: [
+                "LifecycleCore", "AppleNotifications", "AppleAccountAPI", "LifecycleStore", "HTTP1", "HTTPServer",
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
+            ],
+            swiftSettings: strict),
 
-        .executableTarget(name: "lifecycle", dependencies: ["LifecycleService"], swiftSettings: strict),
+        .executableTarget(name: "lifecycle", dependencies: ["LifecycleCLI"], swiftSettings: strict),
 
         // Property checks over every parser of outside input; never linked into `lifecycle`. Run by the test
         // suite (corpus + seeded random inputs) and by libFuzzer (`make fuzz`, the target below).
         .target(
             name: "LifecycleFuzzing",
-            dependencies: ["HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleService"],
+            dependencies: [
+                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleEngine",
+                "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+            ],
             swiftSettings: strict),
 
         // Test-only helpers: key pairs, token minting, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
+            name: "TestSupport",
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleDevTools"],
             path: "Tests/TestSupport", swiftSettings: strict),
 
         // A stand-in for Apple's Sign in with Apple REST API on loopback over TLS, for tests.
         .target(
             name: "AppleRESTFake",
             dependencies: [
-                "HTTP1", "HTTPServer", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "TestSupport",
+                "HTTP1", "HTTPServer", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleDevTools",
+                "TestSupport",
             ],
             path: "Tests/AppleRESTFake", swiftSettings: strict),
 
@@ -110,7 +148,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AppleNotificationsTests",
-            dependencies: ["AppleNotifications", "LifecycleCrypto", "TestSupport"], swiftSettings: strict),
+            dependencies: ["AppleNotifications", "LifecycleCrypto", "LifecycleDevTools", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "LifecycleSQL", "TestSupport"],
             swiftSettings: strict),
@@ -118,12 +157,14 @@ let package = Package(
             name: "TransparencyLogTests", dependencies: ["TransparencyLog", "LifecycleCrypto", "TestSupport"],
             exclude: ["Fixtures", "Verifier"], swiftSettings: strict),
         .testTarget(
-            name: "HTTPTests", dependencies: ["HTTP1", "HTTPServer", "LifecycleCore", "TestSupport"],
+            name: "HTTPTests",
+            dependencies: ["HTTP1", "HTTPServer", "LifecycleCore", "LifecycleDevTools", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "LifecycleServiceTests",
             dependencies: [
-                "LifecycleService", "HTTP1", "HTTPServer", "LifecycleSQL", "LifecycleStore", "AppleRESTFake", "TestSupport",
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
+                "LifecycleCLI", "HTTP1", "HTTPServer", "LifecycleSQL", "LifecycleStore", "AppleRESTFake", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),

@@ -15,6 +15,11 @@ extension String {
         return result
     }
 
+    /// An error as one line (``escapingControlCharacters``): as a command prints it and a log field holds it.
+    public init(oneLine error: any Error) {
+        self = String(describing: error).escapingControlCharacters
+    }
+
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true

@@ -1,5 +1,5 @@
 import LifecycleCore
-import LifecycleService
+import LifecycleServer
 
 /// What the admin API parses from a request: the `link`/`deletion` body, the step-completion body, and the
 /// list routes' query strings. The first byte picks the parser; the rest is its input.

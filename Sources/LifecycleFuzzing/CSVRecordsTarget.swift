@@ -1,5 +1,6 @@
 import LifecycleCore
-import LifecycleService
+import LifecycleReconcile
+import LifecycleReports
 
 /// The reconcile CSV record reader (RFC 4180 with a header row), over bytes as it reads a file.
 ///

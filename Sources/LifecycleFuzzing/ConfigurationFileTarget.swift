@@ -1,5 +1,5 @@
 import LifecycleCore
-import LifecycleService
+import LifecycleEngine
 
 /// The configuration file (`lifecycle.json`), parsed by ``ServiceConfiguration/parse(_:file:baseDirectory:)``.
 ///

@@ -1,5 +1,5 @@
 import LifecycleCore
-import LifecycleService
+import LifecycleReconcile
 
 /// The reconcile JSON Lines record reader, over bytes as it reads a file.
 ///

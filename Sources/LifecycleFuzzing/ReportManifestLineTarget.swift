@@ -1,5 +1,5 @@
 import LifecycleCore
-import LifecycleService
+import LifecycleReports
 
 /// Lines of a report manifest (`manifest.jsonl`), which `report verify` reads from disk.
 ///

@@ -1,5 +1,5 @@
 // The executable only hands its arguments to the command line layer.
 import Foundation
-import LifecycleService
+import LifecycleCLI
 
 exit(await CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,6 +1,7 @@
 import AppleNotifications
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import TestSupport
 import Testing
 

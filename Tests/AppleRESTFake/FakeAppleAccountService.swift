@@ -4,6 +4,7 @@ import HTTP1
 import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import Synchronization
 import TestSupport
 

@@ -2,6 +2,7 @@ import AppleNotifications
 import HTTP1
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import Synchronization
 
 /// The request handling of ``FakeAppleAccountService``, shared between the server's handler and the test API.

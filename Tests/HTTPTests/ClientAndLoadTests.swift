@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import LifecycleDevTools
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import LifecycleDevTools
 import TestSupport
 
 /// A throw-away CA and server certificates written as PEM files into a temporary directory, so every TLS test

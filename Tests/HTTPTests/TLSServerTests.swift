@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import LifecycleDevTools
 import Testing
 
 @Suite("HTTPS: the server's TLS transport, policy, validation and reload")

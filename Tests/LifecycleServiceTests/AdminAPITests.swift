@@ -6,7 +6,8 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleServer
 
 /// The admin listener over a real socket, as an operator or the app backend uses it.
 @Suite("Admin API end to end")

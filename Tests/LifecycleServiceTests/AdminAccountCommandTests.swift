@@ -4,7 +4,8 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 
 /// `lifecycle account show|link|delete`, on the store and through the admin API: the same rules and the
 /// same documents either way.

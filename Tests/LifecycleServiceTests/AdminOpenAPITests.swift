@@ -5,7 +5,8 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleServer
 
 /// `admin.openapi.json` is the admin API's contract: the routes served and the routes described must be the
 /// same set, and each described operation must answer with a status it documents.
@@ -34,7 +35,7 @@ struct AdminOpenAPITests {
     @Test("the bundled document is the repository file, OpenAPI 3.1 with a bearer security scheme")
     func documentShape() throws {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/LifecycleService/AdminAPI/admin.openapi.json")
+            .deletingLastPathComponent().appendingPathComponent("Sources/LifecycleServer/AdminAPI/admin.openapi.json")
         #expect(try Array(Data(contentsOf: source)) == AdminOpenAPI.document)
         let document = try Self.document()
         #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)

@@ -4,8 +4,6 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
-
 /// `lifecycle outbox list|retry` on the store and through the admin API.
 @Suite("lifecycle outbox")
 struct AdminOutboxCommandTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 @Suite("Command-line arguments")
 struct CommandArgumentsTests {

@@ -4,7 +4,8 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 
 /// The rules every `lifecycle` command keeps (README "Commands"), on the real executable: an option the
 /// command does not use is refused with one line naming it and the command's usage; `--` ends the options;

@@ -2,7 +2,8 @@ import Foundation
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleServer
 
 @Suite("Configuration file")
 struct ConfigurationTests {

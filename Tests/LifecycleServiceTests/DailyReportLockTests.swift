@@ -2,7 +2,8 @@ import Foundation
 import LifecycleStore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleServer
 
 /// With several instances on one database, the day's reports are written by one of them at a time: the
 /// others find the `daily-report` lock taken and skip.

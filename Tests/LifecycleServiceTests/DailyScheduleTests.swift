@@ -2,7 +2,7 @@ import Foundation
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleServer
 
 @Suite("Daily reconcile schedule")
 struct DailyScheduleTests {

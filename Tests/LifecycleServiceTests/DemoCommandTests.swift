@@ -3,7 +3,9 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleDevTools
+@testable import LifecycleReports
 
 /// `lifecycle demo` end to end: it must run from a clean checkout and leave a report an auditor can verify.
 @Suite("lifecycle demo")

@@ -2,10 +2,11 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import LifecycleDevTools
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 /// `lifecycle endpoint check` against real HTTPS servers on loopback, with a CA and certificates generated at
 /// test time.

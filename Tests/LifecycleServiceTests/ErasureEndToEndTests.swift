@@ -5,7 +5,8 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 
 @Suite("Erasure jobs end to end")
 struct ErasureEndToEndTests {

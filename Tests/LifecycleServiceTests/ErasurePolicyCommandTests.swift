@@ -3,7 +3,8 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 
 @Suite("lifecycle policy and the erasure configuration")
 struct ErasurePolicyCommandTests {

@@ -8,7 +8,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 @Suite("Erasure scheduling, re-link cancellation, policy changes and webhook targets")
 struct ErasureSchedulingTests {

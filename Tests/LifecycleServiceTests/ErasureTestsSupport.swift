@@ -4,7 +4,7 @@ import LifecycleSQL
 import LifecycleStore
 import TestSupport
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// A service whose app maps every category of a shipped policy to a real SQLite file standing in for the app
 /// database (`app-db`) and to `self`, with short retry delays.

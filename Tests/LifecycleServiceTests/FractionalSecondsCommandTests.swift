@@ -2,7 +2,7 @@ import Foundation
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// Regression: a time with 4 to 9 fractional digits (Python's `isoformat()` writes 6) trapped in
 /// `ISO8601Format.parse`, so every command taking a time died with SIGILL. Each path is driven through the

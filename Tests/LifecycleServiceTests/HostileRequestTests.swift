@@ -3,10 +3,11 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import LifecycleDevTools
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// "A request never takes the process down": every admin route and the public notification route get the
 /// edge values that broke or could break a parser (fractional digits 0–12, second 60, years 0000 and 9999,

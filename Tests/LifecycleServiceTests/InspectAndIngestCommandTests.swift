@@ -5,7 +5,7 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 @Suite("lifecycle inspect and lifecycle ingest")
 struct InspectAndIngestCommandTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// Families are registered once and used through typed handles, so the exposition a scraper reads has one
 /// HELP/TYPE per family and no family anybody forgot to register.

@@ -2,12 +2,13 @@ import AppleNotifications
 import Dispatch
 import Foundation
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleSQL
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// Several `serve` processes on one PostgreSQL database behind a load balancer (issue 9): whatever instance a

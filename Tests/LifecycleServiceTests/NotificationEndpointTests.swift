@@ -6,8 +6,6 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
-
 /// The live endpoint over a real socket and a real SQLite file: what Apple's retries and an operator rely on.
 /// Every test runs twice: over plain HTTP and over HTTPS served by the service itself; the storage tests also
 /// on PostgreSQL when `LIFECYCLE_TEST_POSTGRES_URL` is set.

@@ -4,7 +4,7 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// Effects leave through the transactional outbox as signed webhooks: at least once, in order per account,
 /// retried with backoff, dead after the limit, retryable by hand, and never lost to a crash.

@@ -6,8 +6,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import LifecycleService
-
 /// Tools nobody here wrote, against the real `lifecycle serve` process: schemathesis drives the admin API
 /// from its own `/openapi.json`, and the reference `standardwebhooks` package verifies the outbox's
 /// deliveries as an app backend would.

@@ -4,7 +4,7 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleReconcile
 @testable import LifecycleStore
 
 /// Apps whose own data lives in PostgreSQL: the `postgres` erasure target erases and verifies there, and the

@@ -1,7 +1,7 @@
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// Selecting the PostgreSQL store from `lifecycle.json`, and keeping its password out of logs.
 @Suite("Storage URL: PostgreSQL")

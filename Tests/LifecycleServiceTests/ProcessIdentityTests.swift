@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// `host:pid:start` owners, and telling a live holder from one that is gone.
 @Suite("Process identity of lock and lease holders")

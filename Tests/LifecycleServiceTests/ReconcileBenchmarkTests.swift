@@ -2,7 +2,8 @@ import Foundation
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleDevTools
 
 /// `lifecycle bench reconcile`: the numbers in the README come from it, so its data must be reproducible and
 /// its check must hold (every planted discrepancy found by the real reconciler, nothing else).

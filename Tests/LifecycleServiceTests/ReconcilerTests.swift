@@ -5,7 +5,9 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
+@testable import LifecycleReconcile
 
 /// The reconciler against a real store and real exports: each kind of discrepancy seeded once, and exactly
 /// the expected findings, for every kind of record source.
@@ -129,7 +131,10 @@ struct ReconcilerTests {
         }
 
         func reconcile() async throws -> Reconciler.Report {
-            try await Reconciler(context: context, owner: "test").run(asOf: ReconcilerTests.asOf)
+            try await Reconciler(
+                store: context.store, log: context.log, clock: context.clock, active: { context.current },
+                owner: "test"
+            ).run(asOf: ReconcilerTests.asOf)
         }
     }
 

@@ -3,7 +3,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleReconcile
 
 @Suite("The app's record exports")
 struct RecordReaderTests {

@@ -4,10 +4,11 @@ import HTTP1
 import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// What `lifecycle serve` does on its own and on a signal, proved on the real process (the built executable,
 /// ``ServeFixture``) and observed only from outside: files, the admin API, `/metrics`, the log file, exit

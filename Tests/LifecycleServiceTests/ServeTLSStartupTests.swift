@@ -2,10 +2,11 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import LifecycleDevTools
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 @Suite("serve refuses certificates that would lose notifications")
 struct ServeTLSStartupTests {

@@ -3,7 +3,7 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleServer
 
 /// An operator finds one subject's erasure jobs, with their steps and evidence: in the account view
 /// (`GET /v1/apps/{app}/accounts/{sub}`, `lifecycle account show`) and as a list filtered by subject

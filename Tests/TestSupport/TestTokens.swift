@@ -1,6 +1,7 @@
 import AppleNotifications
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 
 /// How a test token is signed: the honest way, or one of the attacks the verifier must refuse.
 public enum TestSigning: Sendable {

@@ -3,9 +3,9 @@ import COpenSSL
 /// OpenSSL reports failures on a per-thread error queue. Every failed call leaves entries there; reading them
 /// (and so clearing the queue) keeps a later, unrelated call from picking up a stale error
 /// (SSL_get_error(3): "the current thread's error queue must be empty before the TLS/SSL I/O operation").
-enum OpenSSLErrors {
+package enum OpenSSLErrors {
     /// The queued errors as one line (most recent last), emptying the queue; "no detail" when it was empty.
-    static func drain() -> String {
+    package static func drain() -> String {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -18,7 +18,7 @@ enum OpenSSLErrors {
         return messages.isEmpty ? "no detail" : messages.joined(separator: "; ")
     }
 
-    static func clear() {
+    package static func clear() {
         ERR_clear_error()
     }
 }

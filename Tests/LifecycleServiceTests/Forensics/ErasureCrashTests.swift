@@ -4,7 +4,6 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
 @testable import LifecycleStore
 
 /// `kill -9` at the boundaries of an erasure where bytes of the erased data are still on disk: the restart

@@ -5,7 +5,8 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// What PostgreSQL keeps of erased data, read as raw bytes by the test superuser (`pg_read_binary_file` on

@@ -4,7 +4,7 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// What erasure leaves on disk, read as raw bytes while `lifecycle serve` keeps running (PIPA Art. 21(2):

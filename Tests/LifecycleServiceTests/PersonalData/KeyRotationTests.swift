@@ -4,7 +4,8 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// `lifecycle keys rotate` against a running `serve`: what was sealed before opens after; a backup taken

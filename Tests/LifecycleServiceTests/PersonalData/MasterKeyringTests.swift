@@ -5,7 +5,7 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 @Suite("Master keys and the subject key vault")
 struct MasterKeyringTests {

@@ -4,7 +4,6 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-@testable import LifecycleService
 @testable import LifecycleStore
 
 /// A store written by the release before sealing (schema version 8: the relay e-mail and the raw JWS in the

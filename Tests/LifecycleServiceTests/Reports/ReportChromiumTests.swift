@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleReports
 
 /// The HTML report renders in a real browser engine: headless Chromium loads the page offline and writes a
 /// screenshot. Skipped, with the reason printed, when `chromium` is not installed (install it with

@@ -4,7 +4,7 @@ import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
 
 /// Reports over real erasure jobs: a deletion erased by the job runner reads as completed, on time, verified,
 /// with the categories the policy retains listed with their legal basis.

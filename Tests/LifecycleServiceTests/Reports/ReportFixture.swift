@@ -2,7 +2,8 @@ import Foundation
 import LifecycleCore
 import LifecycleStore
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleReports
 
 /// A fixed report input: one week of deletion requests for app `shop`, generated at a fixed instant, with
 /// jobs in every outcome (on time, late, overdue, failed, cancelled, retained, no job) and reconciler

@@ -4,7 +4,8 @@ import LifecycleCrypto
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleReports
 
 /// `lifecycle report verify`: fresh reports verify; any change to a file, a deleted line or reordered lines
 /// makes it exit 1 and name the first broken item.

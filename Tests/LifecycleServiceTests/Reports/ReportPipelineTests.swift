@@ -1,11 +1,14 @@
 import AppleNotifications
 import Foundation
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleStore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleCLI
+@testable import LifecycleEngine
+@testable import LifecycleReports
 
 /// The whole pipeline on a real service: signed notifications over loopback into a real SQLite store, then
 /// `lifecycle report generate|verify|lookup` on the same configuration.

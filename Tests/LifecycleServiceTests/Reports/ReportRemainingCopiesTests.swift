@@ -3,7 +3,6 @@ import LifecycleCore
 import TestSupport
 import Testing
 
-@testable import LifecycleService
 @testable import LifecycleStore
 
 /// Each deletion in the report states by when every backup copy is beyond use (by the configured retention

@@ -2,7 +2,7 @@ import Foundation
 import LifecycleCore
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleReports
 
 /// The render stage: fixed dataset and clock in, byte-identical files out; the HTML shows the JSON's figures.
 @Suite("Deletion-compliance report rendering")

@@ -3,12 +3,13 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import LifecycleDevTools
 import LifecycleSQL
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 @testable import LifecycleStore
 
 /// A `lifecycle serve` process run from the built executable and watched only from outside, as an operator

@@ -4,10 +4,12 @@ import HTTP1
 import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleDevTools
 import Synchronization
 import TestSupport
 
-@testable import LifecycleService
+@testable import LifecycleEngine
+@testable import LifecycleServer
 @testable import LifecycleStore
 
 /// A real service on loopback: a temporary directory with a JWKS of the test key, a configuration file with

@@ -4,7 +4,7 @@ import HTTPServer
 import LifecycleCore
 import Synchronization
 
-@testable import LifecycleService
+@testable import LifecycleEngine
 
 /// The app backend's webhook endpoint, played by a real HTTP server on loopback that records what it gets.
 final class WebhookReceiver: Sendable {

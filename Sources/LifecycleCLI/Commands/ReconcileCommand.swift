@@ -1,0 +1,127 @@
+import Foundation
+import LifecycleCore
+import LifecycleEngine
+import LifecycleReconcile
+
+/// `lifecycle reconcile`: compare the app's own records with what the service observed.
+struct ReconcileCommand: LifecycleCommand {
+    static let name = "reconcile"
+    static let summary = "compare the app's records with what was observed; cron-friendly exit codes"
+    static let syntax = [
+        CommandSyntax(
+            "reconcile",
+            options: [
+                .value("--app", "ID"), .value("--as-of", "TIME"), .value("--fail-on", "info|warning|critical"), .json,
+                .config, .logLevel,
+            ])
+    ]
+    static let details = """
+        For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
+        streams its records against the service's accounts and erasure jobs and reports:
+          critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
+          warning   unverified-erasure, orphan-notification, notification-gap
+          info      unknown-to-service (the subject is registered as linked)
+        notification-gap findings come from the service's own heartbeats (every app, with or without records):
+        windows longer than reconcile.gapThresholdSeconds when no instance was receiving. Findings are stored
+        (a second run updates them instead of duplicating them; ones not seen again are resolved) and listed
+        by the admin API at GET /v1/findings. One run at a time across every process on the store; the lock
+        records its holder as host:pid:start. A holder that ran on this host and no longer exists (killed,
+        crashed; its pid gone or reused) is taken over at once; any other holder is named with its lease's end
+        (reconcile.leaseSeconds, renewed while it makes progress), after which it is taken over.
+
+        options:
+          --app ID          only this app (default: every app)
+          --as-of TIME      judge deadlines as of this instant, RFC 3339 or Unix time (default: now)
+          --fail-on LEVEL   exit 1 when a finding at or above LEVEL exists (default: critical)
+          --json            print the run as JSON (subjects as keyed pseudonyms)
+
+        exit status: 0 nothing at or above the threshold, 1 findings at or above it, 2 could not run
+        (unreadable source, another run holds the lock, bad configuration)
+
+        cron:   15 3 * * *  lifecycle reconcile --config /etc/lifecycle/lifecycle.json --fail-on critical
+        """
+
+    static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
+        let configFile = try configurationFile(&arguments, io: io)
+        let app = try arguments.option("--app")
+        let asOfText = try arguments.option("--as-of")
+        let failOnText = try arguments.option("--fail-on") ?? "critical"
+        let json = arguments.flag("--json")
+        try arguments.finish()
+        guard let failOn = FindingSeverity(rawValue: failOnText) else {
+            throw UsageError("--fail-on must be info, warning or critical, got '\(failOnText)'")
+        }
+        var asOf = try io.clock().now()
+        if let asOfText {
+            guard let parsed = ISO8601Format.parse(asOfText) else {
+                throw UsageError("--as-of \(asOfText) is not \(ISO8601Format.expectedForm)")
+            }
+            asOf = parsed
+        }
+        let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
+        let reconciler = Reconciler(
+            store: context.store, log: context.log, clock: context.clock, active: { context.current },
+            owner: ProcessIdentity.current.description)
+        let report: Reconciler.Report
+        do {
+            report = try await reconciler.run(app: app, asOf: asOf)
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+        io.print(
+            json
+                ? render(report, pseudonymizer: context.pseudonymizer).serialized(pretty: true)
+                : text(report, pseudonymizer: context.pseudonymizer))
+        let failing = report.findings.contains { $0.severity >= failOn }
+        return failing ? ExitStatus.negative : ExitStatus.success
+    }
+
+    static func render(_ report: Reconciler.Report, pseudonymizer: KeyedSubjectPseudonymizer) -> JSONValue {
+        [
+            "run": .integer(report.runID), "startedAt": .string(report.startedAt.iso8601),
+            "finishedAt": .string(report.finishedAt.iso8601),
+            "apps": .array(
+                report.apps.map { app in
+                    [
+                        "app": .string(app.app), "recordsRead": .integer(Int64(app.recordsRead)),
+                        "accountsRead": .integer(Int64(app.accountsRead)),
+                        "registered": .integer(Int64(app.registered)),
+                        "resolved": .integer(Int64(app.resolved)),
+                        "findings": .array(
+                            app.findings.map { findingJSON($0, app: app.app, pseudonymizer: pseudonymizer) }),
+                    ]
+                }),
+        ]
+    }
+
+    static func findingJSON(_ finding: Finding, app: String, pseudonymizer: KeyedSubjectPseudonymizer) -> JSONValue {
+        var object: JSONObject = [
+            "code": .string(finding.code.rawValue), "severity": .string(finding.severity.rawValue),
+            "detail": .string(finding.detail),
+        ]
+        if let subject = finding.subject {
+            object["subject"] = .string(pseudonymizer.pseudonym(app: app, subject: subject))
+        }
+        if let window = finding.window {
+            object["window"] = ["from": .string(window.from.iso8601), "to": .string(window.to.iso8601)]
+        }
+        return .object(object)
+    }
+
+    static func text(_ report: Reconciler.Report, pseudonymizer: KeyedSubjectPseudonymizer) -> String {
+        var lines = ["reconcile run \(report.runID): \(report.findings.count) findings"]
+        for app in report.apps {
+            lines.append(
+                "\(app.app): \(app.recordsRead) records, \(app.accountsRead) accounts, \(app.registered) registered,"
+                    + " \(app.resolved) resolved")
+            for finding in app.findings.sorted(by: { $0.severity > $1.severity }) {
+                let who = finding.subject.map { " " + pseudonymizer.pseudonym(app: app.app, subject: $0) } ?? ""
+                lines.append("  \(finding.severity.rawValue) \(finding.code.rawValue)\(who): \(finding.detail)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

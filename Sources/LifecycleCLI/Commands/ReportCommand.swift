@@ -1,0 +1,189 @@
+import Foundation
+import LifecycleCore
+import LifecycleEngine
+import LifecycleReports
+
+/// `lifecycle report generate|verify|lookup`: deletion-compliance reports (DESIGN.md §9). A thin shell over
+/// ``ReportGenerator``, ``ReportVerifier`` and ``ReportKeys``.
+struct ReportCommand: LifecycleCommand {
+    static let name = "report"
+    static let summary = "write signed deletion-compliance reports, verify them, look up a subject's pseudonym"
+    static let syntax = [
+        CommandSyntax(
+            "report", action: "generate",
+            options: [
+                .value("--app", "ID"), .value("--from", "DATE"), .value("--to", "DATE"), .json, .config, .logLevel,
+            ]),
+        CommandSyntax(
+            "report", action: "verify", positionals: "[DIR]", count: 0...1,
+            options: [.value("--public-key", "FILE"), .json, .config]),
+        CommandSyntax(
+            "report", action: "lookup",
+            options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true), .json, .config]),
+    ]
+    static let details = """
+        generate  writes, per app, REPORTS/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv} for the
+                  deletion requests whose event time is in [--from, --to) (default: the 30 UTC days up to and
+                  including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl.
+                  Subjects appear only as keyed pseudonyms. Keys are created on first use.
+        verify    checks every manifest line's Ed25519 signature, sequence and hash chain, every listed file's
+                  SHA-256, and that no report file is unlisted; stops at the first broken item and names it.
+                  DIR is an app's report directory or the reports root (default: reports.directory). --json
+                  prints {"verified", "broken", "reports", "manifests"}.
+        lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.
+
+        options:
+          --app ID            app id from the configuration (generate: default every app)
+          --from DATE         start of the period, included (RFC 3339 date or instant, UTC)
+          --to DATE           end of the period, excluded
+          --public-key FILE   Ed25519 public key PEM (default: the signing key's NAME.pub.pem)
+          --sub SUB           the Apple sub to look up (the output never repeats it)
+          --json              machine-readable output
+          --config FILE       configuration (default: $LIFECYCLE_CONFIG, else lifecycle.json): reports.directory,
+                              reports.signingKeyFile, reports.pseudonymKeyFile
+
+        exit status: 0 done / verified, 1 a report does not verify or the app is unknown, 2 could not run
+        """
+
+    static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
+        let configFile = try configurationFile(&arguments, io: io)
+        let app = try arguments.option("--app")
+        let fromText = try arguments.option("--from")
+        let toText = try arguments.option("--to")
+        let publicKeyFile = try arguments.option("--public-key")
+        let subject = try arguments.option("--sub")
+        let json = arguments.flag("--json")
+        let words = try arguments.positionals(max: 2)
+        guard let action = words.first else { throw UsageError("say what to do: generate, verify or lookup") }
+        switch action {
+        case "generate":
+            return try await generate(
+                configFile: configFile, app: app, fromText: fromText, toText: toText, json: json, io: io)
+        case "verify":
+            return try verify(
+                configFile: configFile, directory: words.count > 1 ? words[1] : nil, publicKeyFile: publicKeyFile,
+                json: json, io: io)
+        case "lookup":
+            guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
+            guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
+            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+            guard configuration.apps.contains(where: { $0.id == app }) else {
+                io.printError("lifecycle report lookup: unknown app '\(app)'")
+                return ExitStatus.negative
+            }
+            let path = configuration.reports.pseudonymKeyFile
+            // Never create the key here: a new key would give a pseudonym that no report contains.
+            guard FileManager.default.fileExists(atPath: path),
+                let key = try SecretFile.read(path: path, variable: "", environment: [:])
+            else {
+                io.printError("lifecycle report lookup: \(path): no pseudonym key yet; no report was generated with it")
+                return ExitStatus.failure
+            }
+            let pseudonym = KeyedSubjectPseudonymizer(key: key).pseudonym(app: app, subject: subject)
+            if json {
+                let document: JSONValue = [
+                    "app": .string(app), "pseudonym": .string(pseudonym),
+                    "pseudonymKeyId": .string(ReportKeys.keyID(key)),
+                ]
+                io.print(document.serialized(pretty: true))
+            } else {
+                io.print(pseudonym)
+            }
+            return ExitStatus.success
+        default:
+            throw UsageError("unknown action '\(action)': use generate, verify or lookup")
+        }
+    }
+
+    static func period(fromText: String?, toText: String?, now: Instant) throws(UsageError) -> ReportPeriod {
+        switch (fromText, toText) {
+        case (nil, nil):
+            return ReportPeriod.recent(asOf: now)
+        case (let from?, let to?):
+            guard let start = ISO8601Format.parse(from) else {
+                throw UsageError("--from \(from) is not \(ISO8601Format.expectedForm)")
+            }
+            guard let end = ISO8601Format.parse(to) else {
+                throw UsageError("--to \(to) is not \(ISO8601Format.expectedForm)")
+            }
+            guard start < end else { throw UsageError("--from must be before --to") }
+            return ReportPeriod(from: start, to: end)
+        default:
+            throw UsageError("give both --from and --to, or neither")
+        }
+    }
+
+    private static func generate(
+        configFile: String, app: String?, fromText: String?, toText: String?, json: Bool, io: CommandIO
+    ) async throws -> Int32 {
+        let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+        let apps = configuration.apps.map(\.id).filter { app == nil || $0 == app }
+        guard !apps.isEmpty else {
+            io.printError("lifecycle report generate: unknown app '\(app ?? "")'")
+            return ExitStatus.negative
+        }
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
+        let now = context.clock.now()
+        let period = try period(fromText: fromText, toText: toText, now: now)
+        var documents: [JSONValue] = []
+        do {
+            let generator = try ReportGenerator(configuration: configuration, store: context.store)
+            for app in apps {
+                let written = try await generator.generate(app: app, period: period, at: now)
+                let total = written.dataset.summary.total
+                if json {
+                    documents.append([
+                        "app": .string(app), "files": .array(written.files.map { .string($0) }),
+                        "manifestLine": .integer(Int64(written.manifestLine.sequence)),
+                        "received": .integer(Int64(total.received)), "overdue": .integer(Int64(total.overdue)),
+                    ])
+                } else {
+                    io.print(
+                        "\(app): \(total.received) requests, \(total.completed) completed, \(total.pending) pending, "
+                            + "\(total.overdue) overdue; manifest line \(written.manifestLine.sequence)")
+                    for file in written.files { io.print("  \(file)") }
+                }
+            }
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+        if json { io.print(JSONValue.array(documents).serialized(pretty: true)) }
+        return ExitStatus.success
+    }
+
+    private static func verify(
+        configFile: String, directory: String?, publicKeyFile: String?, json: Bool, io: CommandIO
+    ) throws -> Int32 {
+        var directory = directory
+        var publicKeyFile = publicKeyFile
+        if directory == nil || publicKeyFile == nil {
+            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+            directory = directory ?? configuration.reports.directory
+            publicKeyFile =
+                publicKeyFile ?? ReportKeys.publicKeyPath(forSigningKey: configuration.reports.signingKeyFile)
+        }
+        guard let directory, let publicKeyFile else { throw UsageError("give DIR and --public-key") }
+        let outcome = try ReportVerifier.verify(
+            directory: directory, publicKey: try ReportKeys.publicKey(path: publicKeyFile))
+        if json {
+            let document: JSONValue = [
+                "verified": .bool(outcome.broken == nil),
+                "broken": outcome.broken.map { .string(String(describing: $0)) } ?? .null,
+                "reports": .integer(Int64(outcome.verifiedReports)),
+                "manifests": .array(outcome.manifests.map { .string($0) }),
+            ]
+            io.print(document.serialized(pretty: true))
+        }
+        if let broken = outcome.broken {
+            io.printError("lifecycle report verify: BROKEN \(broken)")
+            return ExitStatus.negative
+        }
+        if !json {
+            io.print("verified \(outcome.verifiedReports) reports in \(outcome.manifests.count) manifests")
+            for manifest in outcome.manifests { io.print("  \(manifest)") }
+        }
+        return ExitStatus.success
+    }
+}

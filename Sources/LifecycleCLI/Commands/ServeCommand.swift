@@ -1,0 +1,96 @@
+import Foundation
+import LifecycleCore
+import LifecycleEngine
+import LifecycleServer
+
+/// `lifecycle serve`: run the service until SIGTERM/SIGINT.
+struct ServeCommand: LifecycleCommand {
+    static let name = "serve"
+    static let summary = "run the notification endpoint, health/readiness/metrics and background work"
+    static let syntax = [CommandSyntax("serve", options: [.config, .logLevel])]
+    static let details = """
+        Public listener (public.host:public.port; HTTPS when public.tls is set):
+          POST <public.notificationPath>   Apple's server-to-server notifications (default /apple/notifications)
+          GET  /healthz                    the process is alive
+          GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
+                                           TLS, days until the certificate expires
+          GET  /metrics                    Prometheus text format
+        Every 200 is sent only after the notification, its account transition and its outbox messages are
+        committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail
+        and the raw JWS are stored sealed (AES-256-GCM) under the subject's data key, itself wrapped by the
+        master key of secrets.masterKeyFile (created 0600 when missing) or LIFECYCLE_MASTER_KEY.
+
+        Admin listener (admin.host:admin.port, default 127.0.0.1:8081, bearer token from admin.tokenFile or
+        LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
+
+        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe;
+        after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
+        erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
+        notification-gap findings, and to tell a rotation which master keys this instance holds), a look at
+        the master key file every keys.fileCheckSeconds (a rotation elsewhere rewrote it: its keys are held at
+        once if they include those the store needs), the completion of a master-key rotation a crash
+        interrupted, the rotation itself when keys.rotateEveryDays is set (one instance at a time), and, when
+        reconcile.dailyAt is set (whatever erasure.runInServe says), the reconcile at that time in
+        reconcile.timeZone followed by every app's compliance reports for the day. The reports are written
+        once per day: recorded in the store, so with several instances on one database one writes them and
+        an instance that reaches the schedule later that day logs report.skipped.
+
+        signals:
+          SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
+          SIGHUP            re-read the configuration file and put all of it in force at once: apps and
+                            audiences, webhooks (URL and secret), each app's policy and erasure mapping (jobs
+                            scheduled from then on follow it; scheduled jobs keep theirs), outbox, erasure,
+                            reconcile, keys and schedule settings, the admin token, the log level, and the
+                            master keys of the key file. A file that does not load, or a key file that cannot
+                            be read or lacks the master key in force (or one still retiring), changes nothing
+                            and says why in one reload.refused log line. Store, listener, admin binding, JWKS
+                            source, pseudonym key and secrets.masterKeyFile need a restart (kept,
+                            reload.restart_required). Then master keys the store has retired are destroyed in
+                            the key file, the TLS certificate is reloaded and the key set re-fetched;
+                            lifecycle_config_reloads_total{result="applied"|"refused"} counts it.
+
+        environment:
+          LIFECYCLE_MASTER_KEY             the master keys (64 hex digits each, separated by spaces or commas)
+                                           instead of secrets.masterKeyFile
+          LIFECYCLE_CLOCK_OFFSET_SECONDS   for tests only: shifts this process's clock by whole seconds (the
+                                           schedule, heartbeats, report dates, token times); logged as a
+                                           warning when set. Never set it in production.
+
+        Logs are JSON lines on standard error, at logLevel (--log-level LEVEL or LIFECYCLE_LOG_LEVEL override
+        it, also across reloads); subjects appear only as keyed pseudonyms.
+        exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem, e.g. a key file
+        without the master key in force in the store)
+        """
+
+    static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
+        // Dispatch signal sources register asynchronously: ignore the default actions first so a signal
+        // arriving during start-up cannot kill the process half-way.
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] { signal(signalNumber, SIG_IGN) }
+        let configFile = try configurationFile(&arguments, io: io)
+        try arguments.finish()
+        let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+        let clock = try SystemClock.fromEnvironment(io.environment)
+        // serve always logs: at the configured level, or the one asked for with --log-level / LIFECYCLE_LOG_LEVEL.
+        let context = try await ServiceContext.open(
+            configuration: configuration, clock: clock, logSink: io.logSink, logLevel: io.logLevel,
+            environment: io.environment)
+        if clock.offsetMilliseconds != 0 {
+            context.log.warning(
+                "clock.offset",
+                [
+                    ("variable", .string(SystemClock.offsetVariable)),
+                    ("seconds", .integer(clock.offsetMilliseconds / 1000)), ("purpose", "testing only"),
+                ])
+        }
+        let runtime = ServiceRuntime(context: context, configurationFile: configFile)
+        do {
+            try await runtime.start()
+        } catch {
+            await runtime.stop()
+            throw error
+        }
+        await SignalWaiter.waitForTermination(onReload: { await runtime.reload() })
+        await runtime.stop()
+        return ExitStatus.success
+    }
+}

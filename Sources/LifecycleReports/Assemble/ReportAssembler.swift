@@ -1,0 +1,252 @@
+import LifecycleCore
+import LifecycleEngine
+import LifecycleStore
+
+/// Turns collected ``ReportInputs`` into a ``ReportDataset``: pseudonymises subjects, derives each request's
+/// outcome from its jobs' evidence, and computes the summary. Pure and synchronous: the same inputs, key and
+/// generation time give the same dataset.
+///
+/// Outcome rules (DOMAIN.md §6; reports must not overstate erasure):
+/// - a request's jobs are the jobs of its subject whose frozen trigger and event time match the request;
+/// - completed only when every uncancelled erasure job is `completed`; with retained categories it is
+///   `completed-with-exceptions`;
+/// - otherwise `overdue` once a job's deadline has passed at the generation time, `failed` when a job failed
+///   or ended unverified within its deadline, else `pending`; every job cancelled by a re-link is `cancelled`;
+/// - on time only when every job completed by its own deadline.
+public struct ReportAssembler: Sendable {
+    /// The account inputs that are deletion requests, in report order.
+    public static let deletionTypes: [AccountInputKind] = [
+        .accountDeleted, .inAppDeletion, .consentRevoked, .credentialsInvalid,
+    ]
+    /// The inputs the events-per-day chart counts: everything but sign-ins, which would drown the rest.
+    public static let chartedEventTypes: [AccountInputKind] = [
+        .accountDeleted, .inAppDeletion, .consentRevoked, .credentialsInvalid, .emailDisabled, .emailEnabled,
+    ]
+
+    public var pseudonymizer: any SubjectPseudonymizer
+    public var pseudonymKeyID: String
+    public var options: ReportOptions
+    /// Backup retention and rotation schedule, for each request's ``ReportRemainingCopies``.
+    public var retention: ReportRetention
+
+    public init(
+        pseudonymizer: any SubjectPseudonymizer, pseudonymKeyID: String, options: ReportOptions = .default,
+        retention: ReportRetention = .unstated
+    ) {
+        self.pseudonymizer = pseudonymizer
+        self.pseudonymKeyID = pseudonymKeyID
+        self.options = options
+        self.retention = retention
+    }
+
+    public func assemble(_ inputs: ReportInputs) -> ReportDataset {
+        let asOf = inputs.generatedAt
+        let jobsBySubject = Dictionary(grouping: inputs.jobs, by: \.subject)
+        let requests = inputs.events.filter {
+            $0.disposition == .applied && Self.deletionTypes.contains($0.kind) && inputs.period.contains($0.eventTime)
+        }
+        var rows: [(row: ReportSubjectRow, deletionCase: DeletionCase?, failedJobs: Int)] = requests.map { event in
+            let trigger = Self.trigger(for: event.kind)
+            let jobs = (jobsBySubject[event.subject] ?? []).filter {
+                $0.job.plan.trigger == trigger && $0.job.plan.eventTime == event.eventTime
+            }
+            var result = row(for: event, jobs: jobs, app: inputs.app, asOf: asOf)
+            result.row.remainingCopies = remainingCopies(
+                jobs: jobs, keys: inputs.subjectKeys[event.subject] ?? [], masterKeys: inputs.masterKeys,
+                app: inputs.app)
+            return result
+        }
+        rows.sort {
+            ($0.row.eventTime, $0.row.pseudonym, $0.row.eventType) < (
+                $1.row.eventTime, $1.row.pseudonym, $1.row.eventType
+            )
+        }
+
+        let findings = inputs.findingRun.map { run in
+            ReportFindings(
+                lastRunAt: run.ranAt,
+                items: run.findings.sorted {
+                    ($0.severity, $1.code.rawValue) > ($1.severity, $0.code.rawValue)
+                }.map { finding in
+                    ReportFinding(
+                        code: finding.code.canonicalName, severity: finding.severity.canonicalName,
+                        pseudonym: finding.subject.map { pseudonymizer.pseudonym(app: inputs.app, subject: $0) },
+                        detail: finding.detail, windowFrom: finding.window?.from, windowTo: finding.window?.to)
+                })
+        }
+        let summaryRows = rows.map { ($0.row, $0.deletionCase) }
+        let byType = Self.deletionTypes.map { kind in
+            Self.typeSummary(
+                kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf)
+        }
+        let openFindings = findings?.items ?? []
+        let summary = ReportSummary(
+            byType: byType, total: Self.typeSummary("all", summaryRows, asOf: asOf),
+            failedJobs: rows.reduce(0) { $0 + $1.failedJobs },
+            retainedItems: rows.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
+            findingsBySeverity: Dictionary(grouping: openFindings, by: \.severity).mapValues(\.count),
+            findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count))
+        return ReportDataset(
+            app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
+            subjects: rows.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
+            summary: summary, integrity: nil)
+    }
+
+    /// The policy trigger whose rules a deletion input starts; a lost revocation found by the reconciler
+    /// runs the `consent-revoked` rules (``PolicyTrigger``).
+    static func trigger(for kind: AccountInputKind) -> PolicyTrigger? {
+        switch kind {
+        case .accountDeleted: .accountDeleted
+        case .inAppDeletion: .inAppDeletion
+        case .consentRevoked, .credentialsInvalid: .consentRevoked
+        case .emailDisabled, .emailEnabled, .linked: nil
+        }
+    }
+
+    static func source(of event: ReportEvent) -> ReportEventSource {
+        if event.kind == .inAppDeletion { return .inApp }
+        if event.kind == .credentialsInvalid || event.source == "reconciler" { return .reconciler }
+        return .notification
+    }
+
+    private func row(for event: ReportEvent, jobs: [ReportSubjectJob], app: String, asOf: Instant)
+        -> (row: ReportSubjectRow, deletionCase: DeletionCase?, failedJobs: Int)
+    {
+        let erasures = jobs.filter { $0.job.plan.ruleIndex != nil }
+        let live = erasures.filter { $0.job.status != .cancelled }
+        let retained = jobs.filter { $0.job.plan.ruleIndex == nil }.flatMap { purge in
+            purge.job.plan.categories.map { category in
+                ReportRetainedItem(
+                    category: category.rawValue, basis: purge.job.plan.basis ?? "", purgeAt: purge.job.plan.deadline,
+                    status: purge.job.status == .completed ? "purged" : "retained")
+            }
+        }
+        let targets = jobs.flatMap { Self.targetOutcomes($0) }
+        let failedJobs = jobs.filter { $0.job.status == .failed }.count
+        var row = ReportSubjectRow(
+            pseudonym: pseudonymizer.pseudonym(app: app, subject: event.subject), eventType: event.kind.canonicalName,
+            source: Self.source(of: event), eventTime: event.eventTime, receivedAt: event.receivedAt,
+            policy: (live.first ?? erasures.first ?? jobs.first)?.job.plan.policyReference,
+            deadline: live.map(\.job.plan.deadline).max(), targets: targets, verification: .none, retained: retained,
+            outcome: .pending, onTime: nil, completedAt: nil, daysToComplete: nil)
+        guard !erasures.isEmpty else { return (row, nil, failedJobs) }
+        guard let deadline = row.deadline else {
+            row.outcome = .cancelled
+            row.deadline = erasures.map(\.job.plan.deadline).max()
+            return (row, nil, failedJobs)
+        }
+        let statuses = live.map(\.job.status)
+        let allCompleted = statuses.allSatisfy { $0 == .completed }
+        let completedAt = allCompleted ? live.compactMap(\.job.finishedAt).max() : nil
+        // The deadline that decides timeliness: the earliest one a job missed, else the latest one.
+        let missed = live.filter { job in
+            if let finished = job.job.finishedAt, job.job.status == .completed {
+                return finished > job.job.plan.deadline
+            }
+            return job.job.plan.deadline < asOf
+        }
+        let binding = missed.map(\.job.plan.deadline).min() ?? deadline
+        let deletionCase = DeletionCase(eventTime: event.eventTime, deadline: binding, completedAt: completedAt)
+        row.completedAt = completedAt
+        row.daysToComplete = deletionCase.daysToComplete.map(ReportNumbers.rounded)
+        if allCompleted {
+            row.onTime = deletionCase.isOnTime
+        } else if binding < asOf {
+            row.onTime = false
+        }
+        row.verification =
+            allCompleted
+            ? .verified
+            : statuses.contains(.failed) ? .failed : statuses.contains(.unverified) ? .unverified : .pending
+        if allCompleted {
+            row.outcome = row.retained.contains { $0.status == "retained" } ? .completedWithExceptions : .completed
+        } else if binding < asOf {
+            row.outcome = .overdue
+        } else if statuses.contains(.failed) || statuses.contains(.unverified) {
+            row.outcome = .failed
+        } else {
+            row.outcome = .pending
+        }
+        return (row, deletionCase, failedJobs)
+    }
+
+    /// The request's bound on remaining copies: per store its erasure (live, rule-based jobs) finished in, the
+    /// backups' end by the configured retention; and the master key of the data keys its `self` step
+    /// destroyed, with its rotation.
+    func remainingCopies(
+        jobs: [ReportSubjectJob], keys: [StoredSubjectKey], masterKeys: [StoredMasterKey], app: String
+    ) -> ReportRemainingCopies? {
+        let erasures = jobs.filter { $0.job.plan.ruleIndex != nil && $0.job.status != .cancelled }
+        guard !erasures.isEmpty else { return nil }
+        var stepsByStore: [String: [ErasureStep]] = [:]
+        var order: [String] = []
+        for step in erasures.flatMap(\.job.steps) {
+            if stepsByStore[step.target] == nil { order.append(step.target) }
+            stepsByStore[step.target, default: []].append(step)
+        }
+        let backups = order.map { store in
+            let steps = stepsByStore[store] ?? []
+            let erasedAt = steps.allSatisfy { $0.status == .done } ? steps.compactMap(\.finishedAt).max() : nil
+            return ReportBackupCopy(
+                store: store, retentionDays: retention.days(app: app, target: store), erasedAt: erasedAt)
+        }
+        let latest = keys.filter(\.isDestroyed).max {
+            ($0.destroyedAt?.millisecondsSinceEpoch ?? 0) < ($1.destroyedAt?.millisecondsSinceEpoch ?? 0)
+        }
+        let masterKey = latest.map { key -> ReportMasterKeyBound in
+            let master = masterKeys.first { $0.id == key.masterKeyID }
+            var due: Instant? = nil
+            if let master, master.state == .current, let days = retention.rotateEveryDays {
+                due = master.addedAt.adding(milliseconds: Int64(days) * ReportPeriod.millisecondsPerDay)
+            }
+            return ReportMasterKeyBound(id: key.masterKeyID, retiredAt: master?.retiredAt, rotationDueBy: due)
+        }
+        return ReportRemainingCopies(backups: backups, masterKey: masterKey)
+    }
+
+    private static func targetOutcomes(_ subjectJob: ReportSubjectJob) -> [ReportTargetOutcome] {
+        let job = subjectJob.job
+        return job.steps.enumerated().map { index, step in
+            ReportTargetOutcome(
+                target: step.target, rule: job.plan.origin.path, categories: job.plan.categories.map(\.rawValue),
+                status: job.status == .cancelled ? "cancelled" : step.status.canonicalName, attempts: step.attempts,
+                firstAttemptAt: index < subjectJob.stepsStartedAt.count ? subjectJob.stepsStartedAt[index] : nil,
+                lastAttemptAt: step.lastAttemptAt, finishedAt: step.finishedAt, deadline: job.plan.deadline,
+                rowsAffected: step.evidence.rowsAffected, verificationCount: step.evidence.verificationCount,
+                responseStatus: step.evidence.responseStatus, errorCode: step.evidence.errorCode?.rawValue,
+                keysDestroyed: step.evidence.keysDestroyed, hygiene: step.evidence.hygiene)
+        }
+    }
+
+    static func typeSummary(_ type: String, _ rows: [(ReportSubjectRow, DeletionCase?)], asOf: Instant)
+        -> ReportTypeSummary
+    {
+        func count(_ outcomes: ReportOutcome...) -> Int { rows.filter { outcomes.contains($0.0.outcome) }.count }
+        let cases = rows.compactMap(\.1)
+        let days = DeletionStatistics.daysToComplete(cases)
+        return ReportTypeSummary(
+            type: type, received: rows.count, completed: count(.completed, .completedWithExceptions),
+            completedWithExceptions: count(.completedWithExceptions), pending: count(.pending),
+            overdue: count(.overdue), failed: count(.failed), cancelled: count(.cancelled),
+            onTimeRate: DeletionStatistics.onTimeRate(cases, asOf: asOf).map(ReportNumbers.rounded),
+            medianDaysToComplete: DeletionStatistics.median(days).map(ReportNumbers.rounded),
+            p95DaysToComplete: DeletionStatistics.p95(days).map(ReportNumbers.rounded),
+            deadlineDays: rows.compactMap(\.0.deadlineDays).max())
+    }
+
+    private func eventsPerDay(_ inputs: ReportInputs) -> [ReportDailyEvents] {
+        var counts: [String: [String: Int]] = [:]
+        for event in inputs.events
+        where event.disposition != .duplicate && Self.chartedEventTypes.contains(event.kind)
+            && inputs.period.contains(event.eventTime)
+        {
+            counts[ReportPeriod.dayName(event.eventTime), default: [:]][event.kind.canonicalName, default: 0] += 1
+        }
+        return inputs.period.days(limit: options.maximumChartDays).map { start in
+            let day = ReportPeriod.dayName(start)
+            return ReportDailyEvents(
+                day: day,
+                counts: Self.chartedEventTypes.map { ($0.canonicalName, counts[day]?[$0.canonicalName] ?? 0) })
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import AppleNotifications
+import Foundation
+import HTTP1
+import LifecycleCore
+import LifecycleEngine
+import LifecycleStore
+
+/// The listener registered with Apple: the notification endpoint plus health, readiness and metrics.
+struct PublicRoutes: Sendable {
+    let notificationPath: String
+    let ingestor: @Sendable () -> NotificationIngestor
+    let store: any Store
+    let keys: JWKSCache
+    let metrics: MetricsRegistry
+    let requestDuration: Histogram
+    let readinessDetails: @Sendable () -> JSONObject
+
+    init(
+        notificationPath: String, ingestor: @escaping @Sendable () -> NotificationIngestor, store: any Store,
+        keys: JWKSCache, metrics: MetricsRegistry, readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
+    ) {
+        self.notificationPath = notificationPath
+        self.ingestor = ingestor
+        self.store = store
+        self.keys = keys
+        self.metrics = metrics
+        self.readinessDetails = readinessDetails
+        requestDuration = metrics.histogram(
+            "lifecycle_http_request_duration_seconds", help: "Time from a complete request to its response, by route.",
+            buckets: MetricsRegistry.latencyBuckets)
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = SystemClock().monotonicNanoseconds()
+        let (route, response) = await route(request)
+        let seconds = Double(SystemClock().monotonicNanoseconds() - started) / 1e9
+        requestDuration.observe([("route", route)], value: seconds)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+        switch request.path {
+        case notificationPath:
+            if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["POST"]) {
+                return ("notifications", refusal)
+            }
+            let outcome = await ingestor().ingest(httpBody: request.body)
+            return ("notifications", NotificationResponses.response(for: outcome))
+        case "/healthz":
+            if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["GET", "HEAD"]) {
+                return ("healthz", refusal)
+            }
+            return ("healthz", .jsonDocument(["status": "ok"]))
+        case "/readyz":
+            if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["GET", "HEAD"]) {
+                return ("readyz", refusal)
+            }
+            return ("readyz", await readiness())
+        case "/metrics":
+            if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["GET", "HEAD"]) {
+                return ("metrics", refusal)
+            }
+            var response = HTTPResponse.text(metrics.render())
+            try? response.headers.replace(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
+            return ("metrics", response)
+        default:
+            return ("other", .jsonDocument(["error": "not found"], status: .notFound))
+        }
+    }
+
+    /// Ready when the store answers a query and a key set is loaded: without keys every notification would
+    /// be refused, so a load balancer should not send traffic here yet.
+    private func readiness() async -> HTTPResponse {
+        var details = readinessDetails()
+        var ready = true
+        do {
+            _ = try await store.read { reader in try reader.notificationCount() }
+            details["store"] = "ok"
+        } catch {
+            details["store"] = .string("unavailable")
+            ready = false
+        }
+        if keys.hasKeys {
+            details["keys"] = .integer(Int64(keys.statistics.keyCount))
+        } else {
+            details["keys"] = "none loaded"
+            ready = false
+        }
+        details["status"] = ready ? "ready" : "not ready"
+        return .jsonDocument(.object(details), status: ready ? .ok : .serviceUnavailable)
+    }
+}

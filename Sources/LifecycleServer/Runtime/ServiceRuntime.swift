@@ -1,0 +1,363 @@
+import AppleNotifications
+import Foundation
+import HTTP1
+import HTTPServer
+import LifecycleCore
+import LifecycleEngine
+import LifecycleReconcile
+import LifecycleReports
+import LifecycleStore
+import Synchronization
+
+/// `lifecycle serve` as an object: starts the listeners and background work over one ``ServiceContext``,
+/// reloads on demand (SIGHUP: ``reload()``), and stops gracefully. Tests run it in-process on ephemeral ports.
+///
+/// Everything that depends on the configuration reads the context's ``ActiveConfiguration`` once per unit of
+/// work — the notification endpoint per request, the outbox per delivery round, the erasure runner per round,
+/// the admin API per request, the reconciler per run, the schedule per night — so a reload is one swap.
+public final class ServiceRuntime: Sendable {
+    public let context: ServiceContext
+    public let configurationFile: String?
+    /// Identifies this process in heartbeats and leases (``ProcessIdentity``: host, pid, start time), so a gap
+    /// is judged per instance and a lock held by a process that is gone can be taken over.
+    public let instanceID: String
+
+    /// Executes due erasure steps in the background (`erasure` settings); also what the admin API's job
+    /// routes call (``ErasureJobRunner/completeCallback(jobID:target:outcome:evidence:)``, ``ErasureJobRunner/retry(jobID:)``).
+    public let erasureRunner: ErasureJobRunner
+    private let publicServer: HTTPServer
+    let outbox: OutboxDispatcher
+    private let reloads: Counter
+    private let heartbeats: Counter
+    private let lastHeartbeat: Gauge
+    /// The admin listener, once `start()` built it (nil when `admin.enabled` is false).
+    private let adminServer = Mutex<HTTPServer?>(nil)
+    /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
+    private let environment: [String: String]
+    private let background = Mutex<[Task<Void, Never>]>([])
+    private let stopped = Mutex<Bool>(false)
+    /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
+    private let rescheduled = WakeSignal()
+    /// Rung after a reload, so the master-key rotation loop re-reads `keys.rotateEveryDays`.
+    let rotationRescheduled = WakeSignal()
+
+    public init(
+        context: ServiceContext, configurationFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.context = context
+        self.environment = environment
+        self.configurationFile = configurationFile
+        self.instanceID = ProcessIdentity.current.description
+        self.erasureRunner = ErasureJobRunner(context: context, owner: instanceID)
+        let configuration = context.configuration
+        let tls = context.tls
+        let routes = PublicRoutes(
+            notificationPath: configuration.publicListener.notificationPath,
+            ingestor: { context.current.ingestor }, store: context.store, keys: context.keys,
+            metrics: context.metrics,
+            readinessDetails: {
+                guard let tls else { return ["tls": "terminated upstream"] }
+                return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
+            })
+        if let tls {
+            let expiry = context.metrics.gauge(
+                "lifecycle_tls_certificate_expiry_days",
+                help: "Days until the public listener's certificate expires (negative once expired).")
+            context.metrics.collect { [(expiry, [], Double(tls.daysUntilExpiry()))] }
+        }
+        var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
+        if let tls { serverConfiguration.transport = .tls(tls) }
+        publicServer = HTTPServer(configuration: serverConfiguration, handler: routes.handle)
+        outbox = OutboxDispatcher(
+            store: context.store,
+            settings: {
+                let active = context.current
+                return (active.configuration.outbox, active.webhookDelivery)
+            }, owner: instanceID, clock: context.clock, metrics: context.metrics, log: context.log,
+            signal: context.outboxSignal)
+        reloads = context.metrics.counter(
+            "lifecycle_config_reloads_total",
+            help: "SIGHUP reloads of the configuration file, by result (applied, refused).")
+        heartbeats = context.metrics.counter(
+            "lifecycle_heartbeats_total", help: "Heartbeats this instance recorded in the store.")
+        lastHeartbeat = context.metrics.gauge(
+            "lifecycle_last_heartbeat_timestamp_seconds", help: "Unix time of this instance's last recorded heartbeat.")
+    }
+
+    static func serverConfiguration(_ listener: PublicListenerConfiguration) -> HTTPServerConfiguration {
+        var server = HTTPServerConfiguration(host: listener.host, port: listener.port)
+        server.limits.maxBodyLength = listener.maxBodyBytes
+        server.maxConnections = listener.maxConnections
+        server.headerReadTimeout = .milliseconds(listener.headerTimeoutMilliseconds)
+        server.bodyReadTimeout = .milliseconds(listener.bodyTimeoutMilliseconds)
+        server.idleTimeout = .milliseconds(listener.idleTimeoutMilliseconds)
+        server.writeTimeout = .milliseconds(listener.writeTimeoutMilliseconds)
+        return server
+    }
+
+    /// The public listener's port (the real one when the configuration asked for port 0).
+    public var publicPort: Int? { publicServer.boundPort }
+
+    /// The admin listener's port, nil while it is not running.
+    public var adminPort: Int? { adminServer.withLock { $0 }?.boundPort }
+
+    /// Loads keys, binds the listeners and starts background work. Returns once traffic is accepted.
+    public func start() async throws {
+        let log = context.log
+        // Before anything binds: an enabled admin listener without a token refuses to start.
+        context.activate(adminToken: try AdminListener.token(for: context.configuration, environment: environment))
+        let admin = AdminListener.makeServer(context: context, erasure: erasureRunner)
+        if let error = await context.keys.refresh() {
+            // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
+            log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
+        }
+        try await recordHeartbeat(kind: "start")
+        try await recordMasterKeys()
+        try publicServer.start()
+        if let admin {
+            adminServer.withLock { $0 = admin }
+            try admin.start()
+            log.info("admin.started", [("admin", .string("\(context.configuration.admin.host):\(adminPort ?? 0)"))])
+        }
+        log.info(
+            "serve.started",
+            [
+                ("public", .string("\(context.configuration.publicListener.host):\(publicPort ?? 0)")),
+                ("path", .string(context.configuration.publicListener.notificationPath)),
+                ("store", .string(context.configuration.storage.redactedURL)), ("instance", .string(instanceID)),
+            ])
+        warnAboutUnmappedApps()
+        let context = self.context
+        startBackground { [self] in await heartbeatLoop() }
+        startMasterKeyWork()
+        startBackground { [outbox] in await outbox.run() }
+        // Runs in the rounds where the configuration in force says erasure.runInServe, so a reload can turn it
+        // on or off.
+        startBackground { [erasureRunner] in
+            await erasureRunner.run(enabled: { context.configuration.erasure.runInServe })
+        }
+        // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
+        // erasure runner alone.
+        startBackground { [self] in await scheduledReconcileLoop() }
+    }
+
+    private func warnAboutUnmappedApps() {
+        for app in context.configuration.apps where app.erasure == nil {
+            context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
+        }
+    }
+
+    func startBackground(_ work: @escaping @Sendable () async -> Void) {
+        background.withLock { $0.append(Task { await work() }) }
+    }
+
+    /// The liveness record the reconciler reads to find windows when nothing could have been received.
+    private func recordHeartbeat(kind: String) async throws {
+        let now = context.clock.now()
+        let instance = instanceID
+        try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
+        heartbeats.increment()
+        lastHeartbeat.set(to: Double(now.secondsSinceEpoch))
+        context.log.debug("heartbeat.\(kind)")
+    }
+
+    /// A heartbeat every `reconcile.heartbeatSeconds` (default 60), shorter than the gap threshold.
+    private func heartbeatLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(context.configuration.reconcile.heartbeatSeconds))
+            if Task.isCancelled { return }
+            do {
+                try await recordHeartbeat(kind: "tick")
+                try await recordMasterKeys()
+            } catch {
+                context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
+            }
+        }
+    }
+
+    /// Every app's deletion-compliance report for the scheduled `day`, after the scheduled reconcile
+    /// (DESIGN.md §9): the default period, the last 30 UTC days up to the end of today, as `lifecycle report
+    /// generate` uses.
+    ///
+    /// Once per day across every instance on the store: written under ``Store/withExclusiveLock(named:_:)``
+    /// (``dailyReportLock``: a PostgreSQL advisory lock shared by every instance on the database, a `flock`
+    /// beside a SQLite file), and each app's reports are recorded as written for `day`
+    /// (``DailyReportRecord``) in the store, so an instance that reaches the schedule later the same day, or
+    /// finds the lock taken, logs `report.skipped` and writes nothing. An app whose reports were written is
+    /// recorded at once, so a crash half-way leaves only the others for the next instance.
+    func writeDailyReports(day: String) async {
+        let (context, instance) = (self.context, instanceID)
+        do {
+            let ran: Bool? = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
+                let configuration = context.configuration
+                let now = context.clock.now()
+                let generator = try ReportGenerator(configuration: configuration, store: context.store)
+                let period = ReportPeriod.recent(asOf: now)
+                var already: [JSONValue] = []
+                for app in configuration.apps {
+                    let appID = app.id
+                    if try await context.store.read({ try $0.dailyReport(day: day, app: appID) }) != nil {
+                        already.append(.string(appID))
+                        continue
+                    }
+                    let written = try await generator.generate(app: appID, period: period, at: now)
+                    let record = DailyReportRecord(day: day, app: appID, instance: instance, writtenAt: now)
+                    _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
+                    context.log.log(
+                        .info, "report.generated", app: appID,
+                        [("day", .string(day)), ("files", .integer(Int64(written.files.count)))])
+                }
+                if !already.isEmpty {
+                    context.log.info(
+                        "report.skipped",
+                        [("day", .string(day)), ("reason", "already written for this day"), ("apps", .array(already))])
+                }
+                return true
+            }
+            if ran == nil {
+                context.log.info(
+                    "report.skipped",
+                    [
+                        ("day", .string(day)), ("reason", "another instance holds the lock"),
+                        ("lock", .string(Self.dailyReportLock)),
+                    ])
+            }
+        } catch {
+            context.log.log(
+                .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
+        }
+    }
+
+    /// The name of the exclusive lock the daily reports are generated under.
+    static let dailyReportLock = "daily-report"
+
+    /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then writes the day's
+    /// reports — also after a failed run, whose reports then carry the last completed run's findings. With
+    /// several instances the run lock lets one of them reconcile; the others log `reconcile.scheduled_busy`
+    /// and leave the reports to it. The schedule is read from the configuration in force and again after each
+    /// reload; without `dailyAt` the loop only waits for a reload.
+    private func scheduledReconcileLoop() async {
+        while !Task.isCancelled {
+            let settings = context.configuration.reconcile
+            guard let daily = settings.dailyAt, let zone = TimeZone(identifier: settings.timeZone) else {
+                await rescheduled.wait(timeout: .seconds(3600))
+                continue
+            }
+            let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
+            let now = context.clock.now()
+            let next = schedule.next(after: now)
+            context.log.info("reconcile.scheduled", [("at", .string(next.iso8601))])
+            // Woken early by a reload: the schedule is read again.
+            while !Task.isCancelled, context.clock.now() < next, context.configuration.reconcile == settings {
+                let wait = next.millisecondsSinceEpoch - context.clock.now().millisecondsSinceEpoch
+                await rescheduled.wait(timeout: .milliseconds(max(1, wait)))
+            }
+            if Task.isCancelled { return }
+            guard context.configuration.reconcile == settings else { continue }
+            let day = schedule.day(of: next)
+            do {
+                _ = try await Reconciler(
+                    store: context.store, log: context.log, clock: context.clock,
+                    active: { [context] in context.current },
+                    owner: instanceID
+                ).run(asOf: context.clock.now())
+            } catch Reconciler.Failure.busy(let holder) {
+                context.log.info(
+                    "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
+                context.log.info(
+                    "report.skipped", [("day", .string(day)), ("reason", "another instance runs the reconcile")])
+                continue
+            } catch {
+                context.log.log(
+                    .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
+            }
+            await writeDailyReports(day: day)
+        }
+    }
+
+    /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and
+    /// audiences, account transitions with their outbox and erasure effects (each app's policy: jobs scheduled
+    /// from now on follow it, scheduled ones keep theirs), webhook signers and endpoints, the erasure runner's
+    /// and the outbox's settings, the admin token, the schedules (reconcile, master-key rotation), the log
+    /// level, and the master keys of `secrets.masterKeyFile` — and swaps it in at once. A file that does not
+    /// load (unreadable, invalid, a missing secret, a master key file that cannot be read or lacks a key the
+    /// store needs) changes nothing: one `reload.refused` line says why. Settings bound at start (store,
+    /// listeners, JWKS source, pseudonym key, where the master keys come from) keep their running values and
+    /// `reload.restart_required` names them. Then the master keys the store has retired are destroyed in the
+    /// key file (``settleMasterKeys(reason:)``), the TLS certificate is reloaded and the key set re-fetched;
+    /// `lifecycle_config_reloads_total{result}` counts the reload once all of that is done.
+    public func reload() async {
+        let log = context.log
+        var result: String?
+        if let file = configurationFile {
+            do {
+                let fresh = try ServiceConfiguration.load(file: file, environment: environment)
+                let (next, kept) = fresh.keepingStartupSettings(of: context.configuration)
+                let masterKeys = try await context.vault.readMasterKeys(checkingAgainst: context.store)
+                let active = try context.prepare(
+                    next, adminToken: try AdminListener.token(for: next, environment: environment),
+                    environment: environment)
+                context.activate(active, masterKeys: masterKeys)
+                rescheduled.notify()
+                rotationRescheduled.notify()
+                context.outboxSignal.notify()
+                if !kept.isEmpty {
+                    log.warning(
+                        "reload.restart_required",
+                        [("kept", .array(kept.map { .string($0) })), ("reason", "bound when serve started")])
+                }
+                log.info("reload.configuration", [("apps", .integer(Int64(next.apps.count)))])
+                warnAboutUnmappedApps()
+                await settleMasterKeys(reason: "reload")
+                result = "applied"
+            } catch {
+                log.log(.error, "reload.refused", [("error", .string(Self.oneLine(error)))])
+                result = "refused"
+            }
+        }
+        if let tls = context.tls {
+            do {
+                try tls.reload()
+                log.info("reload.certificate", [("daysUntilExpiry", .integer(Int64(tls.daysUntilExpiry())))])
+            } catch {
+                log.log(.error, "reload.certificate_refused", [("error", .string(error.message))])
+            }
+        }
+        if let error = await context.keys.refresh() {
+            log.log(.error, "reload.keys_failed", [("error", .string(String(describing: error)))])
+        } else {
+            log.info("reload.keys", [("keys", .integer(Int64(context.keys.statistics.keyCount)))])
+        }
+        if let result { reloads.increment([("result", result)]) }
+    }
+
+    /// An error as one line (a description never spans lines in a log field): as a command prints it.
+    static func oneLine(_ error: any Error) -> String { String(oneLine: error) }
+
+    /// Stops accepting, lets in-flight requests finish and answer, stops background work, records the stop
+    /// and closes the store. Idempotent.
+    public func stop() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        await publicServer.shutdown()
+        if let admin = adminServer.withLock({ $0 }) { await admin.shutdown() }
+        let tasks = background.withLock { tasks in
+            defer { tasks = [] }
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        try? await recordHeartbeat(kind: "stop")
+        let instance = instanceID
+        let now = context.clock.now()
+        try? await context.store.write {
+            try $0.recordInstanceMasterKeys(instance: instance, masterKeyIDs: nil, at: now)
+        }
+        context.log.info("serve.stopped")
+        await context.close()
+    }
+}
