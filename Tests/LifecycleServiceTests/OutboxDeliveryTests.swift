@@ -10,8 +10,18 @@ import Testing
 /// retried with backoff, dead after the limit, retryable by hand, and never lost to a crash.
 @Suite("Outbox delivery end to end")
 struct OutboxDeliveryTests {
-    /// Short delays so retries happen within the test's time.
+    /// Short delays so retries happen within the test's time. The lease and the request timeout are long enough
+    /// that a delivery slowed by a busy machine (the suite runs in parallel) is neither timed out nor re-claimed:
+    /// "exactly once" below is then the dispatcher's doing, not the scheduler's.
     static let fastOutbox: JSONObject = [
+        "outbox": [
+            "maxAttempts": 4, "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100,
+            "timeoutMilliseconds": 5000, "leaseSeconds": 10,
+        ]
+    ]
+
+    /// `fastOutbox` with a 1 s lease, for the test whose point is that an expired lease hands a message on.
+    static let shortLeaseOutbox: JSONObject = [
         "outbox": [
             "maxAttempts": 4, "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100,
             "timeoutMilliseconds": 1000, "leaseSeconds": 1,
@@ -70,7 +80,13 @@ struct OutboxDeliveryTests {
             extraConfiguration: configuration, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "consent-revoked"))
-        try await Task.sleep(for: .milliseconds(600))
+        // Retried with backoff: wait for the second failed attempt rather than for a fixed time.
+        let store = service.context.store
+        let retried = await eventually(timeout: .seconds(10)) {
+            let pending = try? await store.read { try $0.outbox(status: .pending, limit: 10) }
+            return (pending?.first?.attempts ?? 0) >= 2
+        }
+        #expect(retried)
         let pending = try await service.context.store.read { try $0.outbox(status: .pending, limit: 10) }
         #expect(pending.count == 1)
         #expect((pending.first?.attempts ?? 0) >= 2)
@@ -93,6 +109,13 @@ struct OutboxDeliveryTests {
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "account-delete"))
         _ = await failing.waitFor(4)
+        // The fourth failure makes it dead; wait for that, then for a fifth attempt that must not come.
+        let store = service.context.store
+        let isDead = await eventually(timeout: .seconds(10)) {
+            let dead = try? await store.read { try $0.outbox(status: .dead, limit: 10) }
+            return dead?.count == 1
+        }
+        #expect(isDead)
         try await Task.sleep(for: .milliseconds(300))
         #expect(failing.received.count == 4)
         let dead = try await service.context.store.read { try $0.outbox(status: .dead, limit: 10) }
@@ -121,7 +144,7 @@ struct OutboxDeliveryTests {
     func crashBeforeDelivery() async throws {
         let port = try await WebhookReceiver.unusedPort()
         let harness = try ServiceHarness(
-            extraConfiguration: Self.fastOutbox, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
+            extraConfiguration: Self.shortLeaseOutbox, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
         let publicPort = try await WebhookReceiver.unusedPort()
         try harness.setPublicPort(publicPort)
 
