@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 import TestSupport
@@ -104,7 +105,10 @@ struct OutboxDeliveryTests {
 
     @Test("after the attempt limit a message is dead, visible in metrics, and a retry delivers it")
     func deadThenRetried() async throws {
-        let failing = try WebhookReceiver(status: .serviceUnavailable)
+        // One receiver throughout (a freed port may be taken by a parallel test before it is bound again): it
+        // answers the first four attempts 503, then accepts.
+        let unavailable = Array(repeating: HTTPStatus.serviceUnavailable, count: 4)
+        let failing = try WebhookReceiver(status: .noContent, first: unavailable)
         let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: failing.url)
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "account-delete"))
@@ -126,17 +130,15 @@ struct OutboxDeliveryTests {
         #expect(
             metrics.contains("lifecycle_outbox_deliveries_total{kind=\"account.sessions.terminate\",result=\"dead\"} 1")
         )
-        await failing.stop()
 
-        // The same port now accepts: a manual retry delivers.
-        let healthy = try WebhookReceiver(port: failing.port)
+        // The receiver now accepts: a manual retry delivers.
         let id = try #require(dead.first?.id)
         let now = SystemClock().now()
         #expect(try await service.context.store.write { try $0.retryOutbox(id: id, now: now) })
         service.context.outboxSignal.notify()
-        #expect(await healthy.waitFor(1).count == 1)
+        #expect(await failing.waitFor(5).count == 5)
         await harness.stop()
-        await healthy.stop()
+        await failing.stop()
     }
 
     /// A message claimed by the killed process is taken over once its lease (1 s here) runs out.
