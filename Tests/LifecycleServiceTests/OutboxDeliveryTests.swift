@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import LifecycleCore
 import LifecycleStore
 import TestSupport
@@ -10,8 +11,18 @@ import Testing
 /// retried with backoff, dead after the limit, retryable by hand, and never lost to a crash.
 @Suite("Outbox delivery end to end")
 struct OutboxDeliveryTests {
-    /// Short delays so retries happen within the test's time.
+    /// Short delays so retries happen within the test's time. The lease and the request timeout are long enough
+    /// that a delivery slowed by a busy machine (the suite runs in parallel) is neither timed out nor re-claimed:
+    /// "exactly once" below is then the dispatcher's doing, not the scheduler's.
     static let fastOutbox: JSONObject = [
+        "outbox": [
+            "maxAttempts": 4, "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100,
+            "timeoutMilliseconds": 5000, "leaseSeconds": 10,
+        ]
+    ]
+
+    /// `fastOutbox` with a 1 s lease, for the test whose point is that an expired lease hands a message on.
+    static let shortLeaseOutbox: JSONObject = [
         "outbox": [
             "maxAttempts": 4, "baseDelayMilliseconds": 50, "maxDelayMilliseconds": 200, "pollMilliseconds": 100,
             "timeoutMilliseconds": 1000, "leaseSeconds": 1,
@@ -70,7 +81,13 @@ struct OutboxDeliveryTests {
             extraConfiguration: configuration, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "consent-revoked"))
-        try await Task.sleep(for: .milliseconds(600))
+        // Retried with backoff: wait for the second failed attempt rather than for a fixed time.
+        let store = service.context.store
+        let retried = await eventually(timeout: .seconds(10)) {
+            let pending = try? await store.read { try $0.outbox(status: .pending, limit: 10) }
+            return (pending?.first?.attempts ?? 0) >= 2
+        }
+        #expect(retried)
         let pending = try await service.context.store.read { try $0.outbox(status: .pending, limit: 10) }
         #expect(pending.count == 1)
         #expect((pending.first?.attempts ?? 0) >= 2)
@@ -88,11 +105,21 @@ struct OutboxDeliveryTests {
 
     @Test("after the attempt limit a message is dead, visible in metrics, and a retry delivers it")
     func deadThenRetried() async throws {
-        let failing = try WebhookReceiver(status: .serviceUnavailable)
+        // One receiver throughout (a freed port may be taken by a parallel test before it is bound again): it
+        // answers the first four attempts 503, then accepts.
+        let unavailable = Array(repeating: HTTPStatus.serviceUnavailable, count: 4)
+        let failing = try WebhookReceiver(status: .noContent, first: unavailable)
         let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: failing.url)
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "account-delete"))
         _ = await failing.waitFor(4)
+        // The fourth failure makes it dead; wait for that, then for a fifth attempt that must not come.
+        let store = service.context.store
+        let isDead = await eventually(timeout: .seconds(10)) {
+            let dead = try? await store.read { try $0.outbox(status: .dead, limit: 10) }
+            return dead?.count == 1
+        }
+        #expect(isDead)
         try await Task.sleep(for: .milliseconds(300))
         #expect(failing.received.count == 4)
         let dead = try await service.context.store.read { try $0.outbox(status: .dead, limit: 10) }
@@ -103,17 +130,15 @@ struct OutboxDeliveryTests {
         #expect(
             metrics.contains("lifecycle_outbox_deliveries_total{kind=\"account.sessions.terminate\",result=\"dead\"} 1")
         )
-        await failing.stop()
 
-        // The same port now accepts: a manual retry delivers.
-        let healthy = try WebhookReceiver(port: failing.port)
+        // The receiver now accepts: a manual retry delivers.
         let id = try #require(dead.first?.id)
         let now = SystemClock().now()
         #expect(try await service.context.store.write { try $0.retryOutbox(id: id, now: now) })
         service.context.outboxSignal.notify()
-        #expect(await healthy.waitFor(1).count == 1)
+        #expect(await failing.waitFor(5).count == 5)
         await harness.stop()
-        await healthy.stop()
+        await failing.stop()
     }
 
     /// A message claimed by the killed process is taken over once its lease (1 s here) runs out.
@@ -121,7 +146,7 @@ struct OutboxDeliveryTests {
     func crashBeforeDelivery() async throws {
         let port = try await WebhookReceiver.unusedPort()
         let harness = try ServiceHarness(
-            extraConfiguration: Self.fastOutbox, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
+            extraConfiguration: Self.shortLeaseOutbox, webhookURL: "http://127.0.0.1:\(port)/hooks/lifecycle")
         let publicPort = try await WebhookReceiver.unusedPort()
         try harness.setPublicPort(publicPort)
 

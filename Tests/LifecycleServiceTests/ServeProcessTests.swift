@@ -199,9 +199,12 @@ struct ServeProcessTests {
             try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
         #expect(fixture.reportFiles().isEmpty, "nothing before the schedule")
 
+        // Each app's files are written one after another: wait for the last of them, not only the manifests.
         let written = await eventually(timeout: .seconds(40)) {
             let files = fixture.reportFiles()
             return files.contains("shop/manifest.jsonl") && files.contains("blog/manifest.jsonl")
+                && files.contains { $0.hasPrefix("shop/") && $0.hasSuffix("-deletion-compliance.json") }
+                && files.contains { $0.hasPrefix("blog/") && $0.hasSuffix("-deletion-compliance.html") }
         }
         #expect(written, "reports of both apps after the scheduled reconcile: \(fixture.reportFiles())")
         let findings = try await fixture.admin("GET", "/v1/findings?app=shop")

@@ -14,31 +14,32 @@ struct OutsideVerifierTests {
         .deletingLastPathComponent()
     static let venv = packageRoot.appendingPathComponent(".build/aics-tlog-venv").path
 
-    /// The `aics-tlog` executable, installing it when needed; or why it cannot be had.
-    static let tool: Result<String, SetupFailure> = install()
+    /// The `aics-tlog` executable, installing it once when needed; or why it cannot be had. A task rather than a
+    /// lazily initialised value, so tests waiting for the install suspend instead of blocking their threads.
+    static let tool = Task { await install() }
 
     struct SetupFailure: Error, CustomStringConvertible {
         var description: String
     }
 
-    static func install() -> Result<String, SetupFailure> {
+    static func install() async -> Result<String, SetupFailure> {
         let executable = venv + "/bin/aics-tlog"
-        if let result = try? ExternalProcess.run(executable, ["--version"]),
+        if let result = try? await ExternalProcess.run(executable, ["--version"]),
             result.output.trimmingCharacters(in: .whitespacesAndNewlines) == version
         {
             return .success(executable)
         }
-        guard let python = python312() else {
+        guard let python = await python312() else {
             return .failure(
                 SetupFailure(description: "aics-tlog needs Python 3.12 or later; none found on PATH or in pyenv"))
         }
         do {
             try? FileManager.default.removeItem(atPath: venv)
-            let created = try ExternalProcess.run(python, ["-m", "venv", venv])
+            let created = try await ExternalProcess.run(python, ["-m", "venv", venv])
             guard created.status == 0 else {
                 return .failure(SetupFailure(description: "python -m venv failed: \(created.output.suffix(300))"))
             }
-            let installed = try ExternalProcess.run(
+            let installed = try await ExternalProcess.run(
                 venv + "/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "aics-tlog==\(version)"])
             guard installed.status == 0 else {
                 return .failure(
@@ -52,29 +53,29 @@ struct OutsideVerifierTests {
     }
 
     /// A Python of version 3.12 or later: on PATH, or one of pyenv's installed versions.
-    static func python312() -> String? {
+    static func python312() async -> String? {
         let check = ["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)"]
         for name in ["python3.13", "python3.12", "python3"] {
-            if let path = ExternalProcess.find(name), (try? ExternalProcess.run(path, check))?.status == 0 {
+            if let path = ExternalProcess.find(name), (try? await ExternalProcess.run(path, check))?.status == 0 {
                 return path
             }
         }
         guard let pyenv = ExternalProcess.find("pyenv"),
-            let versions = try? ExternalProcess.run(pyenv, ["versions", "--bare"])
+            let versions = try? await ExternalProcess.run(pyenv, ["versions", "--bare"])
         else { return nil }
         for version in versions.output.split(separator: "\n").reversed() where version.hasPrefix("3.") {
             guard let minor = Int(version.split(separator: ".")[1]), minor >= 12,
-                let prefix = try? ExternalProcess.run(pyenv, ["prefix", String(version)]), prefix.status == 0
+                let prefix = try? await ExternalProcess.run(pyenv, ["prefix", String(version)]), prefix.status == 0
             else { continue }
             let path = prefix.output.trimmingCharacters(in: .whitespacesAndNewlines) + "/bin/python3"
-            if (try? ExternalProcess.run(path, check))?.status == 0 { return path }
+            if (try? await ExternalProcess.run(path, check))?.status == 0 { return path }
         }
         return nil
     }
 
-    static func aicsTlog(_ arguments: [String]) throws -> ExternalProcess.Result {
-        switch tool {
-        case .success(let executable): return try ExternalProcess.run(executable, arguments)
+    static func aicsTlog(_ arguments: [String]) async throws -> ExternalProcess.Result {
+        switch await tool.value {
+        case .success(let executable): return try await ExternalProcess.run(executable, arguments)
         case .failure(let failure):
             print("aics-tlog test cancelled: \(failure)")
             try Test.cancel("aics-tlog unavailable: \(failure)")
@@ -84,7 +85,7 @@ struct OutsideVerifierTests {
     @Test(
         "aics-tlog accepts the checkpoint and tiles, an entry's inclusion and the log's consistency with a kept checkpoint"
     )
-    func acceptsSwiftLog() throws {
+    func acceptsSwiftLog() async throws {
         var log = try LogFixture()
         try log.append(3)
         let kept = log.directory.file("kept.note")
@@ -93,25 +94,25 @@ struct OutsideVerifierTests {
         try log.append(257)
         let key = ["--log-key", log.signer.verifierKey.text, "--origin", LogFixture.origin]
 
-        let checkpoint = try Self.aicsTlog(["verify-checkpoint", "--tiles", log.path] + key)
+        let checkpoint = try await Self.aicsTlog(["verify-checkpoint", "--tiles", log.path] + key)
         #expect(checkpoint.status == 0, "\(checkpoint.output)")
         #expect(checkpoint.output.contains("\"tiles_ok\": true"), "\(checkpoint.output)")
 
         for index in [0, 255, 256, 659] {
             let entry = log.directory.file("entry-\(index)")
             try Data(log.entries[index]).write(to: URL(fileURLWithPath: entry))
-            let inclusion = try Self.aicsTlog(
+            let inclusion = try await Self.aicsTlog(
                 ["verify-inclusion", "--tiles", log.path, "--index", String(index), "--leaf", entry] + key)
             #expect(inclusion.status == 0, "index \(index): \(inclusion.output)")
         }
 
-        let consistency = try Self.aicsTlog(
+        let consistency = try await Self.aicsTlog(
             ["verify-consistency", "--tiles", log.path, "--old-checkpoint", kept] + key)
         #expect(consistency.status == 0, "\(consistency.output)")
     }
 
     @Test("aics-tlog refuses a changed tile, a wrong entry and a re-signed rewritten history, as ours does")
-    func refusesTampering() throws {
+    func refusesTampering() async throws {
         var log = try LogFixture()
         try log.append(30)
         let kept = log.directory.file("kept.note")
@@ -120,7 +121,7 @@ struct OutsideVerifierTests {
 
         let wrongEntry = log.directory.file("wrong-entry")
         try Data(log.entries[6]).write(to: URL(fileURLWithPath: wrongEntry))
-        let inclusion = try Self.aicsTlog(
+        let inclusion = try await Self.aicsTlog(
             ["verify-inclusion", "--tiles", log.path, "--index", "5", "--leaf", wrongEntry] + key)
         #expect(inclusion.status == 1, "\(inclusion.output)")
 
@@ -130,9 +131,9 @@ struct OutsideVerifierTests {
         entries[3] = Array("{\"kind\":\"deletion\",\"seq\":3,\"subject\":\"quietly-changed\"}".utf8)
         _ = try LogPublisher(directory: forged.path, origin: LogFixture.origin, signer: log.signer).append(
             entries + entries)
-        let alone = try Self.aicsTlog(["verify-checkpoint", "--tiles", forged.path] + key)
+        let alone = try await Self.aicsTlog(["verify-checkpoint", "--tiles", forged.path] + key)
         #expect(alone.status == 0, "\(alone.output)")
-        let consistency = try Self.aicsTlog(
+        let consistency = try await Self.aicsTlog(
             ["verify-consistency", "--tiles", forged.path, "--old-checkpoint", kept] + key)
         #expect(consistency.status == 1, "\(consistency.output)")
         let ours = LogAuditor(directory: forged.path, origin: LogFixture.origin, trusting: [log.signer.verifierKey])
@@ -141,7 +142,7 @@ struct OutsideVerifierTests {
         var tile = try log.read("tile/0/000.p/30")
         tile[40] ^= 0x04
         try log.write("tile/0/000.p/30", tile)
-        let changed = try Self.aicsTlog(["verify-checkpoint", "--tiles", log.path] + key)
+        let changed = try await Self.aicsTlog(["verify-checkpoint", "--tiles", log.path] + key)
         #expect(changed.status == 1, "\(changed.output)")
         #expect(log.auditor.audit().problems.map(\.code) == [.tileMismatch, .rootMismatch])
     }

@@ -14,8 +14,8 @@ struct PythonVerifierTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Verifier/tlog_verify.py").path
 
-    static func verify(_ arguments: [String]) throws -> ExternalProcess.Result {
-        try ExternalProcess.run(ExternalProcess.find("python3")!, [script] + arguments)
+    static func verify(_ arguments: [String]) async throws -> ExternalProcess.Result {
+        try await ExternalProcess.run(ExternalProcess.find("python3")!, [script] + arguments)
     }
 
     /// A log grown in three appends, with a kept first checkpoint and receipts written as files.
@@ -41,9 +41,9 @@ struct PythonVerifierTests {
     @Test(
         "the checkpoint signature, the tiles' root, every tile and entry, five receipts and the kept checkpoint all verify"
     )
-    func verifiesSwiftLog() throws {
+    func verifiesSwiftLog() async throws {
         let (log, kept, receipts) = try Self.publishedLog()
-        let result = try Self.verify(
+        let result = try await Self.verify(
             ["--log", log.path, "--vkey", log.signer.verifierKey.text, "--origin", LogFixture.origin, "--kept", kept]
                 + receipts)
         #expect(result.status == 0, "\(result.output)")
@@ -56,20 +56,20 @@ struct PythonVerifierTests {
     }
 
     @Test("it fails, naming the problem, on a changed tile, a changed entry, a foreign key and rewritten history")
-    func failsOnTampering() throws {
+    func failsOnTampering() async throws {
         let (log, kept, receipts) = try Self.publishedLog()
         let base = ["--log", log.path, "--origin", LogFixture.origin]
         let vkey = ["--vkey", log.signer.verifierKey.text]
 
         let stranger = try LogFixture()
-        let foreign = try Self.verify(base + ["--vkey", stranger.signer.verifierKey.text])
+        let foreign = try await Self.verify(base + ["--vkey", stranger.signer.verifierKey.text])
         #expect(foreign.status == 1)
         #expect(foreign.output.contains("FAIL: no signature by \(LogFixture.origin)+"), "\(foreign.output)")
 
         var bundle = try log.read("tile/entries/001")
         bundle[10] ^= 0x01
         try log.write("tile/entries/001", bundle)
-        let entry = try Self.verify(base + vkey)
+        let entry = try await Self.verify(base + vkey)
         #expect(entry.status == 1)
         #expect(entry.output.contains("FAIL: tile/entries/001 entry 0 does not hash to its leaf"), "\(entry.output)")
         bundle[10] ^= 0x01
@@ -78,7 +78,7 @@ struct PythonVerifierTests {
         var tile = try log.read("tile/0/000")
         tile[0] ^= 0x80
         try log.write("tile/0/000", tile)
-        let changed = try Self.verify(base + vkey + receipts)
+        let changed = try await Self.verify(base + vkey + receipts)
         #expect(changed.status == 1)
         #expect(changed.output.contains("FAIL: root mismatch"), "\(changed.output)")
         tile[0] ^= 0x80
@@ -90,24 +90,24 @@ struct PythonVerifierTests {
         var entries = log.entries
         entries[2] = Array("{\"kind\":\"deletion\",\"seq\":2,\"subject\":\"quietly-changed\"}".utf8)
         _ = try forger.append(entries)
-        let forgedAlone = try Self.verify(["--log", forgedDirectory.path, "--origin", LogFixture.origin] + vkey)
+        let forgedAlone = try await Self.verify(["--log", forgedDirectory.path, "--origin", LogFixture.origin] + vkey)
         #expect(forgedAlone.status == 0, "\(forgedAlone.output)")
-        let forged = try Self.verify(
+        let forged = try await Self.verify(
             ["--log", forgedDirectory.path, "--origin", LogFixture.origin, "--kept", kept] + vkey)
         #expect(forged.status == 1)
         #expect(forged.output.contains("FAIL: rewritten history"), "\(forged.output)")
     }
 
     @Test("its own Ed25519 accepts golang.org/x/mod's published note and refuses a changed one")
-    func goNoteVector() throws {
+    func goNoteVector() async throws {
         let vectors = try NoteVectors.load()
         let directory = try LogFixture()
         let note = directory.directory.file("peter.note")
         try Data((vectors.text + "\n" + vectors.peterSignature).utf8).write(to: URL(fileURLWithPath: note))
-        let good = try Self.verify(["--note", note, "--vkey", vectors.peterVerifierKey])
+        let good = try await Self.verify(["--note", note, "--vkey", vectors.peterVerifierKey])
         #expect(good.status == 0, "\(good.output)")
         try Data((vectors.text.uppercased() + "\n" + vectors.peterSignature).utf8).write(to: URL(fileURLWithPath: note))
-        let bad = try Self.verify(["--note", note, "--vkey", vectors.peterVerifierKey])
+        let bad = try await Self.verify(["--note", note, "--vkey", vectors.peterVerifierKey])
         #expect(bad.status == 1)
         #expect(bad.output.contains("does not verify"), "\(bad.output)")
     }

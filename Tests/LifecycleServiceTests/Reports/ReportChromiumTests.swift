@@ -21,7 +21,7 @@ struct ReportChromiumTests {
     }
 
     @Test("headless Chromium renders the HTML report to a PNG screenshot without network access")
-    func rendersInChromium() throws {
+    func rendersInChromium() async throws {
         guard let chromium = Self.chromium else {
             print("skipped: chromium is not installed (apt-get install -y chromium to run this test)")
             return
@@ -40,8 +40,15 @@ struct ReportChromiumTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        // Waited for on a thread of its own: a render takes seconds, and blocking one of the test process's few
+        // concurrency threads that long would stall every test running alongside in the parallel suite.
+        let status = await withCheckedContinuation { continuation in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }.start()
+        }
+        #expect(status == 0)
         let png = try #require(FileManager.default.contents(atPath: screenshot), "no screenshot written")
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         // A blank page compresses to a few kilobytes; tables, text and charts do not.

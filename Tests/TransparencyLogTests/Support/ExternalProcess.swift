@@ -17,8 +17,11 @@ enum ExternalProcess {
         return nil
     }
 
-    /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result
+    /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it on a thread of its own:
+    /// blocking one of the test process's few concurrency threads (one per core) for a Python run or a pip
+    /// install would stall every test running alongside in the parallel suite.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws
+        -> Result
     {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -29,8 +32,13 @@ enum ExternalProcess {
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self)))
+            }.start()
+        }
     }
 }
