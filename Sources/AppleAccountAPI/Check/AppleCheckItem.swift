@@ -1,23 +1,8 @@
+import LifecycleCore
+
 /// One line of `apple check`: what was checked, for which client ID, the verdict, and the fix.
 public struct AppleCheckItem: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable {
-        case pass
-        /// Apple could not answer the question now (throttled, 5xx): nothing to fix, but not verified either.
-        case warning
-        case fail
-        /// Not run because an earlier check it depends on failed.
-        case skipped
-
-        /// ✓ pass, ! warning, ✗ fail, - skipped (as in `endpoint check`).
-        public var symbol: String {
-            switch self {
-            case .pass: "✓"
-            case .warning: "!"
-            case .fail: "✗"
-            case .skipped: "-"
-            }
-        }
-    }
+    public typealias Status = CheckStatus
 
     /// Stable identifier for `--json` consumers: `client-secret` or `token-endpoint`.
     public var id: String

@@ -1,22 +1,8 @@
+import LifecycleCore
+
 /// One line of the endpoint checklist.
 public struct EndpointCheckItem: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable {
-        case pass
-        case warning
-        case fail
-        /// Not run because an earlier check it depends on failed.
-        case skipped
-
-        /// ✓ pass, ! warning, ✗ fail, - skipped.
-        public var symbol: String {
-            switch self {
-            case .pass: "✓"
-            case .warning: "!"
-            case .fail: "✗"
-            case .skipped: "-"
-            }
-        }
-    }
+    public typealias Status = CheckStatus
 
     /// Stable identifier for `--json` consumers (`url`, `dns`, `tcp`, `tls`, `legacy-protocols`, `chain`,
     /// `host-name`, `expiry`, `key`, `signature`, `ats`, `probe`).
