@@ -1,0 +1,1 @@
+../LifecycleCore/Concurrency/ThreadSanitizerMutex.swift
