@@ -64,4 +64,21 @@ extension EVPKey {
         }
         return EVPKey(taking: key)
     }
+
+    /// A public key of the OpenSSL type `algorithm` from its parameters (`OSSL_PARAM_BLD_to_param`'s output:
+    /// RSA `n`/`e`, EC `group`/`pub`); nil when OpenSSL refuses them. The caller owns the returned `EVP_PKEY`.
+    static func publicKey(algorithm: String, from params: UnsafeMutablePointer<OSSL_PARAM>) -> OpaquePointer? {
+        guard let context = algorithm.withCString({ EVP_PKEY_CTX_new_from_name(nil, $0, nil) }) else { return nil }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        // EVP_PKEY_PUBLIC_KEY (evp.h) is a compound macro Swift cannot import; spelled out here.
+        let selection = Int32(
+            OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS
+                | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
+        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, params) == 1 else {
+            if let key { EVP_PKEY_free(key) }
+            return nil
+        }
+        return key
+    }
 }

@@ -37,22 +37,7 @@ public struct P256PublicKey: Sendable {
                             let params = OSSL_PARAM_BLD_to_param(builder)
                         else { return nil }
                         defer { OSSL_PARAM_free(params) }
-                        guard let context = "EC".withCString({ EVP_PKEY_CTX_new_from_name(nil, $0, nil) }) else {
-                            return nil
-                        }
-                        defer { EVP_PKEY_CTX_free(context) }
-                        var key: OpaquePointer?
-                        // EVP_PKEY_PUBLIC_KEY (evp.h) is a compound macro Swift cannot import; spelled out here.
-                        let selection = Int32(
-                            OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS
-                                | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
-                        guard EVP_PKEY_fromdata_init(context) == 1,
-                            EVP_PKEY_fromdata(context, &key, selection, params) == 1
-                        else {
-                            if let key { EVP_PKEY_free(key) }
-                            return nil
-                        }
-                        return key
+                        return EVPKey.publicKey(algorithm: "EC", from: params)
                     }
                 }
             }

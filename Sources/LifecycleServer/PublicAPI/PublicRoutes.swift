@@ -13,17 +13,21 @@ struct PublicRoutes: Sendable {
     let keys: JWKSCache
     let metrics: MetricsRegistry
     let requestDuration: Histogram
+    /// The service's clock: request durations are monotonic time on it.
+    let clock: any LifecycleClock
     let readinessDetails: @Sendable () -> JSONObject
 
     init(
         notificationPath: String, ingestor: @escaping @Sendable () -> NotificationIngestor, store: any Store,
-        keys: JWKSCache, metrics: MetricsRegistry, readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
+        keys: JWKSCache, metrics: MetricsRegistry, clock: any LifecycleClock,
+        readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
     ) {
         self.notificationPath = notificationPath
         self.ingestor = ingestor
         self.store = store
         self.keys = keys
         self.metrics = metrics
+        self.clock = clock
         self.readinessDetails = readinessDetails
         requestDuration = metrics.histogram(
             "lifecycle_http_request_duration_seconds", help: "Time from a complete request to its response, by route.",
@@ -31,9 +35,9 @@ struct PublicRoutes: Sendable {
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = SystemClock().monotonicNanoseconds()
+        let started = clock.monotonicNanoseconds()
         let (route, response) = await route(request)
-        let seconds = Double(SystemClock().monotonicNanoseconds() - started) / 1e9
+        let seconds = Double(clock.monotonicNanoseconds() - started) / 1e9
         requestDuration.observe([("route", route)], value: seconds)
         return response
     }

@@ -55,7 +55,7 @@ public final class ServiceRuntime: Sendable {
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
             ingestor: { context.current.ingestor }, store: context.store, keys: context.keys,
-            metrics: context.metrics,
+            metrics: context.metrics, clock: context.clock,
             readinessDetails: {
                 guard let tls else { return ["tls": "terminated upstream"] }
                 return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
