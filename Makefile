@@ -45,16 +45,20 @@ format:
 ## suite runs against SQLite and against a throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses
 ## LIFECYCLE_TEST_POSTGRES_URL when set). At most TEST_WIDTH test cases run at once (default twice the cores):
 ## unbounded, hundreds of tests queue on the cores' few concurrency threads and a server's handler waits behind
-## CPU-bound tests long enough for its client to time out. The two-instance test runs on its own after them:
-## its bound on redeliveries assumes every webhook ends within the 2 s outbox lease, which sharing the cores
-## with the rest of the suite breaks (the lease then rightly hands deliveries on, as under TSan).
+## CPU-bound tests long enough for its client to time out. The two-instance test (two `serve` processes, most
+## of its minute spent waiting on them) runs at the same time in a test process of its own, started first so
+## it is not queued behind the rest; its output is printed after the suite's (.build/multi-instance.log).
 TEST_WIDTH ?= $(shell echo $$(( $$(nproc) * 2 )))
 PARALLEL := --experimental-maximum-parallelization-width $(TEST_WIDTH)
+TEST_BUNDLE = $$($(SWIFT) build --show-bin-path)/AccountLifecyclePackageTests.xctest
 test: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	scripts/with-postgres.sh sh -c '$(SWIFT) test --skip-build $(PARALLEL) --skip MultiInstanceTests \
-	  && $(SWIFT) test --skip-build --filter MultiInstanceTests'
+	scripts/with-postgres.sh sh -c 'bundle=$(TEST_BUNDLE); \
+	  "$$bundle" --testing-library swift-testing --filter MultiInstanceTests >.build/multi-instance.log 2>&1 & \
+	  instances=$$!; $(SWIFT) test --skip-build $(PARALLEL) --skip MultiInstanceTests; suite=$$?; \
+	  wait $$instances; two=$$?; cat .build/multi-instance.log; \
+	  echo "make test: suite exit $$suite, two-instance test exit $$two"; [ $$suite -eq 0 ] && [ $$two -eq 0 ]'
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## The same suite without PostgreSQL: the PostgreSQL store tests are skipped, with the reason printed.

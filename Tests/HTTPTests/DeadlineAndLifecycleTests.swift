@@ -6,10 +6,13 @@ import Testing
 
 @Suite("Deadlines, connection cap and graceful shutdown")
 struct DeadlineAndLifecycleTests {
+    /// The deadline itself is stepped exactly in `HTTPConnectionStateMachineTests`; here real sockets show the
+    /// loop keeps serving while one client stalls, and the stalled one gets its 408 no earlier than the
+    /// deadline. The order of events is asserted, not how fast a busy machine schedules them.
     @Test("a slow-loris client is cut off at the header deadline while another client is served")
     func slowLorisDisconnectedAtHeaderDeadline() async throws {
-        try await withServer(testConfiguration { $0.headerReadTimeout = .milliseconds(1500) }) { _, port in
-            let slow = try RawConnection(port: port, receiveTimeout: .seconds(6))
+        try await withServer(testConfiguration { $0.headerReadTimeout = .seconds(3) }) { _, port in
+            let slow = try RawConnection(port: port, receiveTimeout: .seconds(15))
             let started = ContinuousClock.now
             let descriptor = slow.descriptor
             // One header byte per second, stopping when the server has closed.
@@ -22,34 +25,34 @@ struct DeadlineAndLifecycleTests {
             }
             try await Task.sleep(for: .milliseconds(300))
             let normal = try RawConnection(port: port)
-            let normalStarted = ContinuousClock.now
             normal.send("GET /normal HTTP/1.1\r\nHost: a\r\n\r\n")
             let response = try #require(await normal.readResponse())
             #expect(response.bodyText == "GET /normal query=- body=0")
-            // Served while the slow client still holds its connection (before its 1.5 s header deadline):
-            // one stalled client does not hold up the event loop.
-            #expect(
-                ContinuousClock.now - started < .milliseconds(1400),
-                "served after \(ContinuousClock.now - normalStarted)")
+            // Served while the slow client still holds its connection, nothing sent to it yet: one stalled
+            // client does not hold up the event loop.
+            var peek: UInt8 = 0
+            let pending = recv(descriptor, &peek, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            let stillOpen = pending < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+            #expect(stillOpen, "the slow client was answered or closed before the other was served")
 
             let (bytes, closed) = await slow.readUntilClose()
             let elapsed = ContinuousClock.now - started
             trickle.cancel()
             #expect(closed)
             #expect(bytes.text.hasPrefix("HTTP/1.1 408 "))
-            #expect(elapsed >= .milliseconds(1400) && elapsed < .milliseconds(3500), "closed after \(elapsed)")
+            #expect(elapsed >= .milliseconds(2900), "closed after \(elapsed), before the 3 s header deadline")
         }
     }
 
     @Test("an idle keep-alive connection is closed after the idle timeout")
     func idleConnectionClosed() async throws {
         try await withServer(testConfiguration { $0.idleTimeout = .milliseconds(400) }) { _, port in
-            let connection = try RawConnection(port: port, receiveTimeout: .seconds(3))
+            let connection = try RawConnection(port: port, receiveTimeout: .seconds(10))
             connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             _ = try #require(await connection.readResponse())
             let started = ContinuousClock.now
-            #expect(await connection.isClosedByServer())
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(await connection.isClosedByServer(), "closed within the 10 s the client waits")
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "not closed before the idle timeout")
         }
     }
 

@@ -46,7 +46,7 @@ final class AppleHarness: Sendable {
         baseURL = try AppleBaseURL.parse(fake.baseURL).get()
     }
 
-    func configuration(timeout: Duration = .seconds(5)) -> AppleRESTConfiguration {
+    func configuration(timeout: Duration = .seconds(30)) -> AppleRESTConfiguration {
         AppleRESTConfiguration(baseURL: baseURL, trustedCAFile: fake.caFile, timeout: timeout)
     }
 
@@ -62,7 +62,7 @@ final class AppleHarness: Sendable {
     }
 
     func client(
-        credentials: AppleCredentials = AppleTestCredentials.credentials(), timeout: Duration = .seconds(5),
+        credentials: AppleCredentials = AppleTestCredentials.credentials(), timeout: Duration = .seconds(30),
         secretClock: (@Sendable () -> Instant)? = nil, observer: (@Sendable (AppleRequestRecord) -> Void)? = nil
     ) -> AppleRESTClient {
         AppleRESTClient(
