@@ -116,8 +116,8 @@ let package = Package(
         .target(
             name: "LifecycleFuzzing",
             dependencies: [
-                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "LifecycleEngine",
-                "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
             ],
             swiftSettings: strict),
 

@@ -1,5 +1,5 @@
 /// Rewrites SQL text outside its literals: string literals (`'…'`), quoted identifiers (`"…"`), `--` and
-/// `/* */` comments and, for PostgreSQL, dollar-quoted strings (`$tag$ … $tag$`,
+/// `/* */` comments and, for PostgreSQL, escape strings (`E'…'`, backslash escapes) and dollar-quoted strings (`$tag$ … $tag$`,
 /// https://www.postgresql.org/docs/15/sql-syntax-lexical.html#SQL-SYNTAX-DOLLAR-QUOTING) are copied through
 /// untouched; every other position is offered to a rewrite rule first. The parameter rewrites of both
 /// databases (``PostgresNamedParameters``, ``SQLiteNumberedParameters``) are rules over this one walk, so
@@ -26,6 +26,10 @@ package struct SQLTextRewriter {
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
+            case UInt8(ascii: "'") where dollarQuotes && startsEscapeString():
+                output.append(byte)
+                index += 1
+                copyEscapeString()
             case UInt8(ascii: "'"), UInt8(ascii: "\""):
                 output.append(byte)
                 index += 1
@@ -46,6 +50,31 @@ package struct SQLTextRewriter {
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// PostgreSQL's escape string `E'…'` (https://www.postgresql.org/docs/15/sql-syntax-lexical.html
+    /// #SQL-SYNTAX-STRINGS-ESCAPE): the quote follows an `E` or `e` that is not the end of a longer name, and
+    /// inside it a backslash escapes the next byte, so `E'it\'s'` is one literal.
+    private func startsEscapeString() -> Bool {
+        guard index >= 1, bytes[index - 1] == UInt8(ascii: "E") || bytes[index - 1] == UInt8(ascii: "e") else {
+            return false
+        }
+        return index < 2 || !Self.isNamePart(bytes[index - 2])
+    }
+
+    /// Copies the rest of an escape string through its closing quote (or to the end).
+    private mutating func copyEscapeString() {
+        while index < bytes.count {
+            let byte = bytes[index]
+            output.append(byte)
+            index += 1
+            if byte == UInt8(ascii: "\\"), index < bytes.count {
+                output.append(bytes[index])
+                index += 1
+            } else if byte == UInt8(ascii: "'") {
+                return
+            }
+        }
     }
 
     /// `$tag$ … $tag$` (the tag possibly empty, never starting with a digit: `$1` is a parameter).

@@ -15,11 +15,12 @@ struct DeadlineAndLifecycleTests {
             let slow = try RawConnection(port: port, receiveTimeout: .seconds(15))
             let started = ContinuousClock.now
             let descriptor = slow.descriptor
-            // One header byte per second, stopping when the server has closed.
-            let trickle = Task.detached {
+            // One header byte per second, stopping when the server has closed or the test is done. The task
+            // holds the connection, and the test waits for it to end: a send after the descriptor was closed
+            // would write into whatever socket another test opened under the same number.
+            let trickle = Task.detached { [slow] in
                 for byte in "GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8 {
-                    var value = byte
-                    if Glibc.send(descriptor, &value, 1, Int32(MSG_NOSIGNAL)) <= 0 { return }
+                    guard !Task.isCancelled, slow.send([byte]) else { return }
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
@@ -38,6 +39,7 @@ struct DeadlineAndLifecycleTests {
             let (bytes, closed) = await slow.readUntilClose()
             let elapsed = ContinuousClock.now - started
             trickle.cancel()
+            await trickle.value
             #expect(closed)
             #expect(bytes.text.hasPrefix("HTTP/1.1 408 "))
             #expect(elapsed >= .milliseconds(2900), "closed after \(elapsed), before the 3 s header deadline")

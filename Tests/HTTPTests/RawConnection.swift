@@ -9,8 +9,12 @@ import Synchronization
 final class RawConnection: Sendable {
     let descriptor: Int32
 
+    /// The descriptor is stored only once connected: a class whose initializer throws after every stored
+    /// property is set still runs `deinit`, which would close the descriptor a second time — by then possibly
+    /// the number of a socket another test just opened (a PostgreSQL connection once failed with "Bad file
+    /// descriptor" that way, next to a test connecting to a server that had stopped).
     init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawConnectionError.socket }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -22,9 +26,11 @@ final class RawConnection: Sendable {
             }
         }
         guard result == 0 else {
+            let code = errno
             Glibc.close(descriptor)
-            throw RawConnectionError.connect(errno)
+            throw RawConnectionError.connect(code)
         }
+        self.descriptor = descriptor
         let nanoseconds =
             receiveTimeout.components.seconds * 1_000_000 + receiveTimeout.components.attoseconds / 1_000_000_000_000
         var interval = timeval(tv_sec: Int(nanoseconds / 1_000_000), tv_usec: Int(nanoseconds % 1_000_000))

@@ -26,6 +26,10 @@ struct PostgresNamedParametersTests {
                 "SELECT /* :sub */ $tag$ :sub $tag$, $$:x$$ WHERE s = $1", ["sub"]
             ),
             ("SELECT 'it''s :sub' WHERE a[1:2] = :sub", "SELECT 'it''s :sub' WHERE a[1:2] = $1", ["sub"]),
+            // An escape string: the backslash-escaped quote does not end it, so `:sub` inside stays text.
+            ("SELECT E'it\\'s :sub' WHERE s = :sub", "SELECT E'it\\'s :sub' WHERE s = $1", ["sub"]),
+            // `note'…'` is not an escape string (the E ends a longer name): the quote opens a plain literal.
+            ("SELECT note'\\', :sub", "SELECT note'\\', $1", ["sub"]),
         ])
     func rewrites(sql: String, expected: String, names: [String]) {
         let named = PostgresNamedParameters(sql)

@@ -32,6 +32,11 @@ public struct AppleBaseURL: Hashable, Sendable, CustomStringConvertible {
         guard !rest.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" || $0 == "\\" || $0 == " " }) else {
             return failure("must not have a query, fragment, user info, backslash or space")
         }
+        // The path goes into the request line: a control byte (CR, LF) or a non-ASCII one would split or
+        // change it (RFC 9112 §3.2: a request target is visible ASCII).
+        guard rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return failure("must be printable ASCII, without spaces or control characters")
+        }
         let authority = rest.prefix { $0 != "/" }
         var path = String(rest.dropFirst(authority.count))
         while path.hasSuffix("/") { path.removeLast() }

@@ -26,7 +26,9 @@ struct InspectCommand: LifecycleCommand {
 
         options:
           --jwks FILE|URL   key set to verify against (default: apple.jwks from the config, else Apple's
-                            https://appleid.apple.com/auth/keys)
+                            https://appleid.apple.com/auth/keys); an https URL is fetched over TLS 1.2+
+                            with the server verified against OpenSSL's default trust store (SSL_CERT_FILE
+                            points it at a private CA)
           --audience ID     accepted aud (client ID); repeatable (default: every clientIds in the config)
           --at TIME         verify as of this instant: RFC 3339 (2025-07-15T09:36:30Z) or Unix seconds/ms;
                             for evidence and replays of archived tokens (default: now)
