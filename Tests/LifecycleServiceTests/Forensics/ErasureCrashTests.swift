@@ -18,6 +18,17 @@ struct ErasureCrashTests {
         "kill -9 after the data-key destruction commit, before the store's checkpoint: the restart truncates the log and records the hygiene"
     )
     func killedBeforeCheckpoint() async throws {
+        // The boundary is only worth a kill when the destroyed key's old page is still in the files; whether it
+        // is at that moment depends on SQLite's log housekeeping just before the reader began, which a loaded
+        // machine's timing changes. A run that did not catch it starts again with a fresh store; the third
+        // must.
+        for attempt in 1...3 {
+            if try await killedBeforeCheckpointRun(mustCatch: attempt == 3) { return }
+        }
+    }
+
+    /// One run; false when the bytes were already gone at the boundary and another run may try.
+    private func killedBeforeCheckpointRun(mustCatch: Bool) async throws -> Bool {
         let scenario = try await ForensicScenario()
         let harness = scenario.harness
         var serve = try await scenario.startServe()
@@ -44,7 +55,14 @@ struct ErasureCrashTests {
         #expect(destroyed.isDestroyed)
         #expect(try scenario.selfHygiene(of: subject) == [ErasureStepEvidence.hygienePending])
         let caught = try ForensicScan.files(in: harness.directory.path)
-        #expect(!ForensicScan.filesContaining(wrapped, in: caught).isEmpty, "pre-erasure bytes are on disk now")
+        let onDisk = !ForensicScan.filesContaining(wrapped, in: caught).isEmpty
+        guard onDisk || mustCatch else {
+            print("erasure crash boundary: the destroyed key's old page was already gone from the files; running again")
+            try reader.execute("COMMIT")
+            reader.close()
+            return false
+        }
+        #expect(onDisk, "pre-erasure bytes are on disk now")
 
         serve.kill(signal: SIGKILL)
         _ = await serve.waitForExit()
@@ -66,6 +84,7 @@ struct ErasureCrashTests {
         }
         serve.kill(signal: SIGTERM)
         #expect(await serve.waitForExit() == 0)
+        return true
     }
 
     @Test(
