@@ -65,7 +65,8 @@ test-sqlite: deps test-deps test-venv
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## Test-only tools from Debian: testssl.sh scans the HTTPS listener, headless chromium renders the HTML
-## report (each test is skipped, saying why, when its tool is absent).
+## report, promtool (prometheus) checks a real scrape of /metrics (each test is skipped, saying why, when its
+## tool is absent).
 test-deps:
 	@dpkg -s testssl.sh >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -75,6 +76,10 @@ test-deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
+	@command -v promtool >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    prometheus; } || echo "prometheus could not be installed; the promtool check of /metrics will be skipped"; }
 
 ## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks) in
 ## .build/test-venv; their tests are skipped, saying why, when PyPI cannot be reached.

@@ -54,20 +54,24 @@ public final class ServiceRuntime: Sendable {
         let tls = context.tls
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
-            ingestor: { context.current.ingestor }, store: context.store, keys: context.keys,
+            servesMetrics: configuration.publicListener.metrics, ingestor: { context.current.ingestor },
+            store: context.store, keys: context.keys,
             metrics: context.metrics, clock: context.clock,
             readinessDetails: {
                 guard let tls else { return ["tls": "terminated upstream"] }
                 return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
             })
         if let tls {
+            // A point in time in seconds, as Prometheus' base units ask (the blackbox exporter's
+            // probe_ssl_earliest_cert_expiry too): alert on `... - time() < 30 * 86400`.
             let expiry = context.metrics.gauge(
-                "lifecycle_tls_certificate_expiry_days",
-                help: "Days until the public listener's certificate expires (negative once expired).")
-            context.metrics.collect { [(expiry, [], Double(tls.daysUntilExpiry()))] }
+                "lifecycle_tls_certificate_expiry_timestamp_seconds",
+                help: "Unix time at which the public listener's certificate expires (its notAfter).")
+            context.metrics.collect { [(expiry, [], tls.certificate.notAfter.timeIntervalSince1970.rounded())] }
         }
         var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
         if let tls { serverConfiguration.transport = .tls(tls) }
+        serverConfiguration.responseObserver = ResponseCounter.observer(listener: "public", metrics: context.metrics)
         publicServer = HTTPServer(configuration: serverConfiguration, handler: routes.handle)
         outbox = OutboxDispatcher(
             store: context.store,
