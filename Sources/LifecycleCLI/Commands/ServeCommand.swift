@@ -55,6 +55,9 @@ struct ServeCommand: LifecycleCommand {
         environment:
           LIFECYCLE_MASTER_KEY             the master keys (64 hex digits each, separated by spaces or commas)
                                            instead of secrets.masterKeyFile
+          NOTIFY_SOCKET                    set by systemd for Type=notify (systemd/lifecycle.service): READY=1
+                                           is sent once both listeners accept connections, STOPPING=1 when
+                                           SIGTERM starts the drain (a path or an @abstract address)
           LIFECYCLE_CLOCK_OFFSET_SECONDS   for tests only: shifts this process's clock by whole seconds (the
                                            schedule, heartbeats, report dates, token times); logged as a
                                            warning when set. Never set it in production.
