@@ -6,7 +6,7 @@ LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
 .PHONY: run test test-sqlite test-deps test-venv test-asan test-tsan fuzz fuzz-build build release deps lint format \
-	dev-setup clean
+	dev-setup clean install uninstall
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -22,6 +22,70 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+## Installation (README "Install and run under systemd"): the release binary, the policies and the example
+## configuration under PREFIX/share/lifecycle, the configuration to CONFDIR/lifecycle.json only when none is
+## there (with its relative paths pointed at the state directory /var/lib/lifecycle and the installed
+## policies), the systemd units and the sysusers.d entry of the `lifecycle` user. DESTDIR stages it all under
+## another root (packaging, tests). What install wrote is listed in DATADIR/installed-files, which uninstall
+## reads. INSTALL_BINARY installs another build instead of building the release one (the tests' debug build).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/lifecycle
+CONFDIR ?= /etc/lifecycle
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+STATEDIR := /var/lib/lifecycle
+RELEASE_BINARY := .build/release/lifecycle
+INSTALL_BINARY ?= $(RELEASE_BINARY)
+UNITS := lifecycle.service lifecycle-reconcile.service lifecycle-reconcile.timer
+
+install: $(if $(filter $(RELEASE_BINARY),$(INSTALL_BINARY)),release)
+	@set -e; root="$(DESTDIR)"; manifest="$(DATADIR)/installed-files"; \
+	previous=""; [ -f "$$root$$manifest" ] && previous="$$(cat "$$root$$manifest")"; \
+	install -d "$$root$(BINDIR)" "$$root$(DATADIR)/policies" "$$root$(CONFDIR)" "$$root$(UNITDIR)" \
+	  "$$root$(SYSUSERSDIR)"; \
+	list="$$root$$manifest.new"; : > "$$list"; \
+	install -m 0755 "$(INSTALL_BINARY)" "$$root$(BINDIR)/lifecycle"; echo "$(BINDIR)/lifecycle" >> "$$list"; \
+	for file in policies/*.json; do \
+	  install -m 0644 "$$file" "$$root$(DATADIR)/$$file"; echo "$(DATADIR)/$$file" >> "$$list"; \
+	done; \
+	sed -e 's|"sqlite:var/|"sqlite:$(STATEDIR)/|' -e 's|"var/|"$(STATEDIR)/|g' \
+	  -e 's|"directory": "reports"|"directory": "$(STATEDIR)/reports"|' \
+	  -e 's|"policiesDirectory": "policies"|"policiesDirectory": "$(DATADIR)/policies"|' \
+	  lifecycle.example.json > "$$root$(DATADIR)/lifecycle.example.json"; \
+	chmod 0644 "$$root$(DATADIR)/lifecycle.example.json"; echo "$(DATADIR)/lifecycle.example.json" >> "$$list"; \
+	config="$(CONFDIR)/lifecycle.json"; \
+	if [ -e "$$root$$config" ]; then \
+	  echo "kept $$root$$config: it exists (the new example is $$root$(DATADIR)/lifecycle.example.json)"; \
+	  if printf '%s\n' "$$previous" | grep -qxF "$$config"; then echo "$$config" >> "$$list"; fi; \
+	else \
+	  install -m 0644 "$$root$(DATADIR)/lifecycle.example.json" "$$root$$config"; echo "$$config" >> "$$list"; \
+	fi; \
+	for unit in $(UNITS); do \
+	  sed -e 's|/usr/local/bin/lifecycle|$(BINDIR)/lifecycle|g' -e 's|/etc/lifecycle/|$(CONFDIR)/|g' \
+	    "systemd/$$unit" > "$$root$(UNITDIR)/$$unit"; \
+	  chmod 0644 "$$root$(UNITDIR)/$$unit"; echo "$(UNITDIR)/$$unit" >> "$$list"; \
+	done; \
+	install -m 0644 systemd/lifecycle.sysusers "$$root$(SYSUSERSDIR)/lifecycle.conf"; \
+	echo "$(SYSUSERSDIR)/lifecycle.conf" >> "$$list"; \
+	echo "$$manifest" >> "$$list"; mv "$$list" "$$root$$manifest"; \
+	echo "installed $(BINDIR)/lifecycle, $(DATADIR), $(UNITDIR)/{$$(echo $(UNITS) | tr ' ' ,)} under '$$root'"
+
+## Removes what install listed in DATADIR/installed-files. The configuration only when it is still the
+## example install wrote: one the operator edited, or one that was there before install, is kept and named.
+## The state directory (the store, keys, reports) is never touched.
+uninstall:
+	@set -e; root="$(DESTDIR)"; manifest="$(DATADIR)/installed-files"; config="$(CONFDIR)/lifecycle.json"; \
+	if [ ! -f "$$root$$manifest" ]; then echo "nothing to uninstall: $$root$$manifest is missing"; exit 0; fi; \
+	if grep -qxF "$$config" "$$root$$manifest"; then \
+	  if cmp -s "$$root$$config" "$$root$(DATADIR)/lifecycle.example.json"; then rm -f "$$root$$config"; \
+	  else echo "kept $$root$$config: edited since install; remove it yourself when no longer needed"; fi; \
+	elif [ -e "$$root$$config" ]; then echo "kept $$root$$config: install did not write it"; fi; \
+	grep -vxF "$$config" "$$root$$manifest" | while read -r file; do rm -f "$$root$$file"; done; \
+	rmdir "$$root$(DATADIR)/policies" "$$root$(DATADIR)" "$$root$(CONFDIR)" 2>/dev/null || true; \
+	echo "uninstalled from '$$root'; $(STATEDIR) (store, keys, reports) left as it is"
 
 ## Local development: a stand-in Apple signing key, its JWKS and a config trusting only it, under var/dev.
 dev-setup: build
@@ -69,7 +133,8 @@ test-sqlite: deps test-deps test-venv
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## Test-only tools from Debian: testssl.sh scans the HTTPS listener, headless chromium renders the HTML
-## report (each test is skipped, saying why, when its tool is absent).
+## report, promtool (prometheus) checks a real scrape of /metrics, systemd-analyze (systemd) verifies the
+## installed units (each test is skipped, saying why, when its tool is absent).
 test-deps:
 	@dpkg -s testssl.sh >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -79,6 +144,14 @@ test-deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
+	@command -v promtool >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    prometheus; } || echo "prometheus could not be installed; the promtool check of /metrics will be skipped"; }
+	@command -v systemd-analyze >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    systemd; } || echo "systemd could not be installed; systemd-analyze verify of the units will be skipped"; }
 
 ## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks) in
 ## .build/test-venv; their tests are skipped, saying why, when PyPI cannot be reached.

@@ -92,7 +92,7 @@ let package = Package(
                 "LifecycleCore", "AppleNotifications", "LifecycleStore", "HTTP1", "HTTPServer", "LifecycleEngine",
                 "LifecycleReconcile", "LifecycleReports",
             ],
-            resources: [.copy("AdminAPI/admin.openapi.json")], swiftSettings: strict),
+            resources: [.embedInCode("AdminAPI/admin.openapi.json")], swiftSettings: strict),
         .target(
             name: "LifecycleDevTools",
             dependencies: [

@@ -111,6 +111,25 @@ struct HTTPConnectionStateMachineTests {
         #expect(machine.peerClosedInput() == "close")
     }
 
+    @Test(
+        "every final response is reported once for counting: the handler's, a 100 Continue never, the 413 it gives itself"
+    )
+    func answeredStatusesReported() {
+        var machine = makeMachine { $0.limits.maxBodyLength = 10 }
+        #expect(machine.read("GET / HTTP/1.1\r\nHost: h\r\n\r\n") == "deliver GET /")
+        _ = machine.responseProduced(.text("nope", status: .methodNotAllowed))
+        #expect(machine.takeAnsweredStatuses() == [405])
+        #expect(machine.takeAnsweredStatuses() == [], "taken once")
+        _ = machine.takeOutput()
+        let head = "POST /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"
+        #expect(machine.read(head) == "write")
+        #expect(machine.takeAnsweredStatuses() == [], "100 Continue is not a final response")
+        #expect(machine.read("abc") == "deliver POST /u")
+        _ = machine.responseProduced(.text("ok"))
+        #expect(machine.read("POST /u HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n") == "write")
+        #expect(machine.takeAnsweredStatuses() == [200, 413])
+    }
+
     @Test("keep-alive follows the version: HTTP/1.0 needs keep-alive and gets it confirmed; close closes")
     func keepAlivePerVersion() {
         var plain10 = makeMachine()

@@ -19,6 +19,8 @@ struct AdminAPITests {
         var status: Int
         var json: JSONValue?
         var headers: HTTPHeaders
+        /// The body as UTF-8 text (the Prometheus exposition of `GET /metrics`).
+        var text: String = ""
     }
 
     static func call(
@@ -30,7 +32,9 @@ struct AdminAPITests {
         if body != nil { try headers.add(name: "Content-Type", value: "application/json") }
         let response = try await harness.adminClient.send(
             HTTPClientRequest(method: method, target: target, headers: headers, body: Array((body ?? "").utf8)))
-        return Answer(status: response.status, json: JSONValue.parseIfValid(response.body), headers: response.headers)
+        return Answer(
+            status: response.status, json: JSONValue.parseIfValid(response.body), headers: response.headers,
+            text: String(decoding: response.body, as: UTF8.self))
     }
 
     static func accountPath(_ subject: String = TestFixtures.subject, app: String = ServiceHarness.appID) -> String {

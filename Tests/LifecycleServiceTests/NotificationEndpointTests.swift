@@ -11,6 +11,7 @@ import Testing
 /// on PostgreSQL when `LIFECYCLE_TEST_POSTGRES_URL` is set.
 @Suite("Notification endpoint end to end")
 struct NotificationEndpointTests {
+    static let adminToken = "notification-endpoint-admin-token-0123"
     @Test(
         "a signed notification is stored and answered 200 accepted; the same again is 200 duplicate, stored once",
         arguments: ServiceHarness.Transport.allCases, HarnessStore.available)
@@ -97,14 +98,13 @@ struct NotificationEndpointTests {
         "an unknown event type is stored and answered 200 ignored, never dropped",
         arguments: ServiceHarness.Transport.allCases)
     func unknownType(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+        let harness = try ServiceHarness(adminToken: Self.adminToken, transport: transport)
         let service = try await harness.start()
         let answer = try await harness.post(harness.body(type: "account-suspended"))
         #expect(answer.status == 200)
         #expect(answer.json?["status"] == "ignored")
         #expect(try await service.context.store.read { try $0.notificationCount() } == 1)
-        let metrics = try await harness.client.get("/metrics")
-        let text = String(decoding: metrics.body, as: UTF8.self)
+        let text = try await harness.metrics()
         #expect(text.contains("lifecycle_notifications_total{type=\"unknown\",outcome=\"ignored\"} 1"))
         await harness.stop()
     }
@@ -128,7 +128,7 @@ struct NotificationEndpointTests {
         "the endpoint allows only POST; health, readiness and metrics answer",
         arguments: ServiceHarness.Transport.allCases)
     func otherRoutes(transport: ServiceHarness.Transport) async throws {
-        let harness = try ServiceHarness(transport: transport)
+        let harness = try ServiceHarness(adminToken: Self.adminToken, transport: transport)
         try await harness.start()
         let client = try harness.client
         let get = try await client.get("/apple/notifications")
@@ -142,8 +142,13 @@ struct NotificationEndpointTests {
         if transport == .tls {
             // The harness's certificate is valid for 90 days.
             #expect((readiness?["certificateDaysUntilExpiry"]?.integerValue ?? 0) >= 89)
-            let metrics = String(decoding: try await client.get("/metrics").body, as: UTF8.self)
-            #expect(metrics.contains("lifecycle_tls_certificate_expiry_days "))
+            // The expiry as a Unix time in seconds (Prometheus base units), 89 to 91 days from now.
+            let metrics = try await harness.metrics()
+            let expiry = try #require(
+                PrometheusText.value(
+                    in: metrics, name: "lifecycle_tls_certificate_expiry_timestamp_seconds", labels: [:]))
+            let days = (expiry - Date().timeIntervalSince1970) / 86_400
+            #expect(days > 89 && days < 91, "certificate expiry \(expiry) is \(days) days away")
         }
         #expect(try await client.get("/nope").status == 404)
         await harness.stop()

@@ -109,7 +109,8 @@ struct OutboxDeliveryTests {
         // answers the first four attempts 503, then accepts.
         let unavailable = Array(repeating: HTTPStatus.serviceUnavailable, count: 4)
         let failing = try WebhookReceiver(status: .noContent, first: unavailable)
-        let harness = try ServiceHarness(extraConfiguration: Self.fastOutbox, webhookURL: failing.url)
+        let harness = try ServiceHarness(
+            extraConfiguration: Self.fastOutbox, webhookURL: failing.url, adminToken: "outbox-metrics-token-0123456789")
         let service = try await harness.start()
         _ = try await harness.post(harness.body(type: "account-delete"))
         _ = await failing.waitFor(4)
@@ -125,7 +126,7 @@ struct OutboxDeliveryTests {
         let dead = try await service.context.store.read { try $0.outbox(status: .dead, limit: 10) }
         #expect(dead.count == 1)
         #expect(dead.first?.lastError == "http_503")
-        let metrics = String(decoding: try await harness.client.get("/metrics").body, as: UTF8.self)
+        let metrics = try await harness.metrics()
         #expect(metrics.contains("lifecycle_outbox_messages{status=\"dead\"} 1"))
         #expect(
             metrics.contains("lifecycle_outbox_deliveries_total{kind=\"account.sessions.terminate\",result=\"dead\"} 1")

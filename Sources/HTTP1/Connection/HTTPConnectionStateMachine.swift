@@ -90,6 +90,10 @@ package struct HTTPConnectionStateMachine {
     package private(set) var peerClosed = false
     private var shuttingDown = false
     private var date = HTTPDate()
+    /// Status codes of the final responses queued since the loop last took them: the handler's and the
+    /// connection's own refusals (400, 408, 413, 414, 431, 501…), which no handler sees, so a server can
+    /// count every answer it gives.
+    private var answered: [Int] = []
 
     /// A connection just accepted: the first request's header deadline runs from now, so a client that
     /// connects and sends nothing holds a slot no longer than one that trickles.
@@ -144,6 +148,14 @@ package struct HTTPConnectionStateMachine {
     package var isBetweenRequests: Bool { parser.isIdle }
 
     package var isClosed: Bool { phase == .closed }
+
+    /// The status codes of the final responses queued since the last call (`100 Continue` is not one), in
+    /// order; the loop reports them to the server's response observer.
+    package mutating func takeAnsweredStatuses() -> [Int] {
+        guard !answered.isEmpty else { return [] }
+        defer { answered.removeAll(keepingCapacity: true) }
+        return answered
+    }
 
     // MARK: Events
 
@@ -205,6 +217,7 @@ package struct HTTPConnectionStateMachine {
         armWriteDeadline()
         HTTPResponseEncoder.encode(
             response, date: currentDate(), omitBody: omitBody, connection: directive, into: &output)
+        answered.append(response.status.code)
         guard keepAlive else {
             phase = .closingAfterFlush
             phaseDeadline = nil
@@ -308,6 +321,7 @@ package struct HTTPConnectionStateMachine {
             .text("\(status.reasonPhrase.lowercased())\n", status: status), date: currentDate(), omitBody: false,
             connection: .close, into: &bytes)
         queue(bytes)
+        answered.append(status.code)
         phase = .closingAfterFlush
         phaseDeadline = nil
         return .write

@@ -193,6 +193,7 @@ final class EventLoop {
             connection: .close, into: &response)
         _ = response.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, shim_MSG_NOSIGNAL) }
         _ = Glibc.close(descriptor)
+        configuration.responseObserver?(HTTPStatus.serviceUnavailable.code)
     }
 
     // MARK: Reading
@@ -229,6 +230,7 @@ final class EventLoop {
 
     /// Carries out what the connection's state machine asked for, then writes whatever output it holds.
     private func perform(_ action: HTTPConnectionStateMachine.Action, on connection: HTTPConnection) {
+        reportAnswers(of: connection)
         switch action {
         case .wait, .write:
             break
@@ -250,6 +252,13 @@ final class EventLoop {
         flush(connection)
     }
 
+    /// Hands the status codes of the responses the connection queued to the server's response observer.
+    private func reportAnswers(of connection: HTTPConnection) {
+        let statuses = connection.machine.takeAnsweredStatuses()
+        guard let observer = configuration.responseObserver else { return }
+        for status in statuses { observer(status) }
+    }
+
     private func flush(_ connection: HTTPConnection) {
         while !connection.machine.isClosed, connection.machine.hasPendingOutput {
             let result = connection.machine.withPendingOutput { connection.transport.write($0) }
@@ -258,7 +267,10 @@ final class EventLoop {
             case .transferred(let count):
                 let action = connection.machine.bytesWritten(count)
                 noteDeadline(of: connection)
-                if case .write = action { continue }
+                if case .write = action {
+                    reportAnswers(of: connection)
+                    continue
+                }
                 perform(action, on: connection)
                 return
             case .wouldBlock:

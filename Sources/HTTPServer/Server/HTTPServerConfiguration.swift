@@ -74,6 +74,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// a `ManualClock` to step past deadlines instead of sleeping. Default: the system clock.
     public var clock: any LifecycleClock = SystemClock()
 
+    /// Called on the loop thread with the status code of every final response the server queues: the
+    /// handler's, and the ones it gives on its own (400 for a framing error, 408, 413, 414, 431, 501, the
+    /// 503 over `maxConnections`), which no handler sees. It must be quick and must not block (a counter).
+    /// Default: none.
+    public var responseObserver: (@Sendable (Int) -> Void)?
+
     public init() {}
 
     public init(host: String, port: Int) {

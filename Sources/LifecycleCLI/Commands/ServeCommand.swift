@@ -6,7 +6,7 @@ import LifecycleServer
 /// `lifecycle serve`: run the service until SIGTERM/SIGINT.
 struct ServeCommand: LifecycleCommand {
     static let name = "serve"
-    static let summary = "run the notification endpoint, health/readiness/metrics and background work"
+    static let summary = "run the notification endpoint, health/readiness, the admin API with metrics, background work"
     static let syntax = [CommandSyntax("serve", options: [.config, .logLevel])]
     static let details = """
         Public listener (public.host:public.port; HTTPS when public.tls is set):
@@ -14,14 +14,17 @@ struct ServeCommand: LifecycleCommand {
           GET  /healthz                    the process is alive
           GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
                                            TLS, days until the certificate expires
-          GET  /metrics                    Prometheus text format
+          GET  /metrics                    only when public.metrics is true (default false: 404)
         Every 200 is sent only after the notification, its account transition and its outbox messages are
         committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail
         and the raw JWS are stored sealed (AES-256-GCM) under the subject's data key, itself wrapped by the
         master key of secrets.masterKeyFile (created 0600 when missing) or LIFECYCLE_MASTER_KEY.
 
         Admin listener (admin.host:admin.port, default 127.0.0.1:8081, bearer token from admin.tokenFile or
-        LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
+        LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it;
+        GET /metrics, Prometheus text format (a scrape job sends the token with its authorization setting).
+        lifecycle_http_responses_total{listener,code} counts every answer of both listeners, the 413, 400 and
+        408 the server gives before any route included.
 
         Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe;
         after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
@@ -52,6 +55,9 @@ struct ServeCommand: LifecycleCommand {
         environment:
           LIFECYCLE_MASTER_KEY             the master keys (64 hex digits each, separated by spaces or commas)
                                            instead of secrets.masterKeyFile
+          NOTIFY_SOCKET                    set by systemd for Type=notify (systemd/lifecycle.service): READY=1
+                                           is sent once both listeners accept connections, STOPPING=1 when
+                                           SIGTERM starts the drain (a path or an @abstract address)
           LIFECYCLE_CLOCK_OFFSET_SECONDS   for tests only: shifts this process's clock by whole seconds (the
                                            schedule, heartbeats, report dates, token times); logged as a
                                            warning when set. Never set it in production.

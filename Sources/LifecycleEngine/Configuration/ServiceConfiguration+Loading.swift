@@ -70,7 +70,7 @@ extension ServiceConfiguration {
         var publicReader = try root.objectOrEmpty("public")
         try publicReader.allow([
             "host", "port", "notificationPath", "maxBodyBytes", "headerTimeoutMilliseconds", "bodyTimeoutMilliseconds",
-            "idleTimeoutMilliseconds", "writeTimeoutMilliseconds", "maxConnections", "tls",
+            "idleTimeoutMilliseconds", "writeTimeoutMilliseconds", "maxConnections", "tls", "metrics",
         ])
         let path = try publicReader.string(
             "notificationPath", default: "/apple/notifications",
@@ -112,7 +112,8 @@ extension ServiceConfiguration {
                     "writeTimeoutMilliseconds", default: 10_000, range: 100...300_000, fix: "use milliseconds")),
             maxConnections: Int(
                 try publicReader.integer("maxConnections", default: 1024, range: 1...100_000, fix: "a count")),
-            tls: tls)
+            tls: tls,
+            metrics: try publicReader.bool("metrics", default: false))
         try publicReader.finish()
 
         var adminReader = try root.objectOrEmpty("admin")

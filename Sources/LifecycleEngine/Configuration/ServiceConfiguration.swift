@@ -90,6 +90,10 @@ public struct PublicListenerConfiguration: Sendable, Equatable {
     public var writeTimeoutMilliseconds: Int
     public var maxConnections: Int
     public var tls: TLSConfiguration?
+    /// Whether `GET /metrics` is also served here. Default false: the metrics reveal traffic and error rates
+    /// to anyone who can reach the listener Apple posts to (bound to 0.0.0.0 in the example), so they are
+    /// served on the admin listener behind its bearer token.
+    public var metrics: Bool = false
 }
 
 public struct TLSConfiguration: Sendable, Equatable {

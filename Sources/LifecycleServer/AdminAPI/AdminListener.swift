@@ -14,6 +14,7 @@ enum AdminListener {
         var configuration = ServiceRuntime.serverConfiguration(context.configuration.publicListener)
         configuration.host = admin.host
         configuration.port = admin.port
+        configuration.responseObserver = ResponseCounter.observer(listener: "admin", metrics: context.metrics)
         return HTTPServer(configuration: configuration, handler: routes.handle)
     }
 

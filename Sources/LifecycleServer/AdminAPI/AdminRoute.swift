@@ -3,7 +3,7 @@
 /// cannot drift apart. Templates use OpenAPI's `{name}` syntax.
 struct AdminRoute: Sendable, Hashable {
     enum Endpoint: Sendable, Hashable {
-        case account, link, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete, openAPI
+        case account, link, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete, openAPI, metrics
     }
 
     var endpoint: Endpoint
@@ -21,6 +21,7 @@ struct AdminRoute: Sendable, Hashable {
         AdminRoute(endpoint: .jobRetry, method: "POST", template: "/v1/jobs/{id}/retry"),
         AdminRoute(endpoint: .jobStepComplete, method: "POST", template: "/v1/jobs/{id}/steps/{target}/complete"),
         AdminRoute(endpoint: .openAPI, method: "GET", template: "/openapi.json"),
+        AdminRoute(endpoint: .metrics, method: "GET", template: "/metrics"),
     ]
 
     /// What a request path and method resolve to.

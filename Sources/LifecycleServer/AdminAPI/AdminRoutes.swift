@@ -5,7 +5,8 @@ import LifecycleEngine
 import LifecycleStore
 
 /// The admin listener's handler (DESIGN.md §4): bearer authentication on every request, then the routes of
-/// ``AdminRoute/all``. JSON in and out; refusals are `{"error": code, "description": …}`.
+/// ``AdminRoute/all``. JSON in and out (but `GET /metrics`, Prometheus text); refusals are
+/// `{"error": code, "description": …}`.
 struct AdminRoutes: Sendable {
     let context: ServiceContext
     let accounts: AccountOperations
@@ -135,6 +136,8 @@ struct AdminRoutes: Sendable {
                     status: 500, code: .openAPIMissing, "admin.openapi.json is missing from this installation")
             }
             return (name, .json(bytes: document))
+        case .metrics:
+            return (name, MetricsExposition.response(context.metrics))
         }
     }
 
@@ -150,6 +153,7 @@ struct AdminRoutes: Sendable {
         case .jobRetry: "job_retry"
         case .jobStepComplete: "job_step_complete"
         case .openAPI: "openapi"
+        case .metrics: "metrics"
         }
     }
 

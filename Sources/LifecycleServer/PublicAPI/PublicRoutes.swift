@@ -5,9 +5,12 @@ import LifecycleCore
 import LifecycleEngine
 import LifecycleStore
 
-/// The listener registered with Apple: the notification endpoint plus health, readiness and metrics.
+/// The listener registered with Apple: the notification endpoint plus health and readiness, and the metrics
+/// only when `public.metrics` says so (they are the admin listener's otherwise).
 struct PublicRoutes: Sendable {
     let notificationPath: String
+    /// `public.metrics`: whether `GET /metrics` answers here (404 otherwise, like any unknown path).
+    let servesMetrics: Bool
     let ingestor: @Sendable () -> NotificationIngestor
     let store: any Store
     let keys: JWKSCache
@@ -18,11 +21,13 @@ struct PublicRoutes: Sendable {
     let readinessDetails: @Sendable () -> JSONObject
 
     init(
-        notificationPath: String, ingestor: @escaping @Sendable () -> NotificationIngestor, store: any Store,
+        notificationPath: String, servesMetrics: Bool = false, ingestor: @escaping @Sendable () -> NotificationIngestor,
+        store: any Store,
         keys: JWKSCache, metrics: MetricsRegistry, clock: any LifecycleClock,
         readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
     ) {
         self.notificationPath = notificationPath
+        self.servesMetrics = servesMetrics
         self.ingestor = ingestor
         self.store = store
         self.keys = keys
@@ -60,13 +65,11 @@ struct PublicRoutes: Sendable {
                 return ("readyz", refusal)
             }
             return ("readyz", await readiness())
-        case "/metrics":
+        case "/metrics" where servesMetrics:
             if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["GET", "HEAD"]) {
                 return ("metrics", refusal)
             }
-            var response = HTTPResponse.text(metrics.render())
-            try? response.headers.replace(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
-            return ("metrics", response)
+            return ("metrics", MetricsExposition.response(metrics))
         default:
             return ("other", .jsonDocument(["error": "not found"], status: .notFound))
         }

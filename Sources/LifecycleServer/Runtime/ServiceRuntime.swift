@@ -34,6 +34,8 @@ public final class ServiceRuntime: Sendable {
     private let adminServer = Mutex<HTTPServer?>(nil)
     /// Where secrets such as `LIFECYCLE_ADMIN_TOKEN` are read from.
     private let environment: [String: String]
+    /// systemd's `NOTIFY_SOCKET` (`Type=notify`): READY=1 once the listeners are up, STOPPING=1 at the drain.
+    private let serviceManager: ServiceManagerNotifier
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopped = Mutex<Bool>(false)
     /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
@@ -47,6 +49,7 @@ public final class ServiceRuntime: Sendable {
     ) {
         self.context = context
         self.environment = environment
+        self.serviceManager = ServiceManagerNotifier(environment: environment)
         self.configurationFile = configurationFile
         self.instanceID = ProcessIdentity.current.description
         self.erasureRunner = ErasureJobRunner(context: context, owner: instanceID)
@@ -54,20 +57,24 @@ public final class ServiceRuntime: Sendable {
         let tls = context.tls
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
-            ingestor: { context.current.ingestor }, store: context.store, keys: context.keys,
+            servesMetrics: configuration.publicListener.metrics, ingestor: { context.current.ingestor },
+            store: context.store, keys: context.keys,
             metrics: context.metrics, clock: context.clock,
             readinessDetails: {
                 guard let tls else { return ["tls": "terminated upstream"] }
                 return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
             })
         if let tls {
+            // A point in time in seconds, as Prometheus' base units ask (the blackbox exporter's
+            // probe_ssl_earliest_cert_expiry too): alert on `... - time() < 30 * 86400`.
             let expiry = context.metrics.gauge(
-                "lifecycle_tls_certificate_expiry_days",
-                help: "Days until the public listener's certificate expires (negative once expired).")
-            context.metrics.collect { [(expiry, [], Double(tls.daysUntilExpiry()))] }
+                "lifecycle_tls_certificate_expiry_timestamp_seconds",
+                help: "Unix time at which the public listener's certificate expires (its notAfter).")
+            context.metrics.collect { [(expiry, [], tls.certificate.notAfter.timeIntervalSince1970.rounded())] }
         }
         var serverConfiguration = Self.serverConfiguration(configuration.publicListener)
         if let tls { serverConfiguration.transport = .tls(tls) }
+        serverConfiguration.responseObserver = ResponseCounter.observer(listener: "public", metrics: context.metrics)
         publicServer = HTTPServer(configuration: serverConfiguration, handler: routes.handle)
         outbox = OutboxDispatcher(
             store: context.store,
@@ -140,6 +147,20 @@ public final class ServiceRuntime: Sendable {
         // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
         // erasure runner alone.
         startBackground { [self] in await scheduledReconcileLoop() }
+        // Both listeners accept connections and background work runs: systemd may start what depends on us.
+        tellServiceManager("READY=1\nSTATUS=serving", event: "ready")
+    }
+
+    /// One sd_notify message; a failure is logged once and changes nothing else (systemd then times the
+    /// start out, which says more than a service that refused to run would).
+    private func tellServiceManager(_ state: String, event: String) {
+        do {
+            if try serviceManager.notify(state) { context.log.debug("systemd.notified", [("state", .string(event))]) }
+        } catch {
+            context.log.log(
+                .error, "systemd.notify_failed",
+                [("state", .string(event)), ("error", .string(String(describing: error)))])
+        }
     }
 
     private func warnAboutUnmappedApps() {
@@ -343,6 +364,7 @@ public final class ServiceRuntime: Sendable {
             return !stopped
         }
         guard first else { return }
+        tellServiceManager("STOPPING=1\nSTATUS=draining", event: "stopping")
         await publicServer.shutdown()
         if let admin = adminServer.withLock({ $0 }) { await admin.shutdown() }
         let tasks = background.withLock { tasks in

@@ -17,6 +17,16 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// A query answering 1 when the table named by its one parameter exists where the store's statements
+    /// would find it: SQLite's schema table, PostgreSQL's `to_regclass`, which follows the `search_path`
+    /// (https://www.sqlite.org/schematab.html, https://www.postgresql.org/docs/15/functions-info.html).
+    var tableExists: String {
+        switch self {
+        case .sqlite: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = $1"
+        case .postgres: "SELECT count(*) FROM (SELECT to_regclass($1::text) AS found) AS t WHERE found IS NOT NULL"
+        }
+    }
+
     /// Pins the index a scan must use. SQLite plans without statistics unless `ANALYZE` ran, and for some
     /// statements prefers an index that makes them walk history; `INDEXED BY` fixes the choice and makes
     /// SQLite refuse the statement rather than scan if the index ever stops fitting

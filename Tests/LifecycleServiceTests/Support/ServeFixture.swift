@@ -267,8 +267,13 @@ final class ServeFixture: Sendable {
         return (response.status, JSONValue.parseIfValid(response.body))
     }
 
+    /// `GET /metrics` on the admin listener with the bearer token, as a Prometheus scrape job with
+    /// `authorization: {credentials_file: …}` asks for it.
     func metrics() async throws -> String {
-        let response = try await publicClient().get("/metrics")
+        let client = HTTPClient(host: "127.0.0.1", port: adminPort, timeout: .seconds(10))
+        let response = try await client.send(
+            HTTPClientRequest(
+                method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(Self.adminToken)"], body: []))
         return String(decoding: response.body, as: UTF8.self)
     }
 

@@ -34,6 +34,8 @@ final class ServiceHarness: Sendable {
     }
 
     let transport: Transport
+    /// The admin listener's bearer token, when the harness runs one.
+    let adminToken: String?
     /// The database this harness created (`store: .postgres`), dropped in `deinit`.
     let postgresDatabase: PostgresTestDatabase?
 
@@ -56,6 +58,7 @@ final class ServiceHarness: Sendable {
         }
         let storageURL = storageURL ?? postgresDatabase?.url
         self.transport = transport
+        self.adminToken = adminToken
         try Data(tokens.jwks.encoded()).write(to: URL(fileURLWithPath: directory.file("jwks.json")))
         var app: JSONObject = ["id": .string(Self.appID), "clientIds": [.string(Self.clientID)]]
         if let webhookURL {
@@ -136,6 +139,16 @@ final class ServiceHarness: Sendable {
             guard let port = runtime.withLock({ $0?.adminPort }) else { throw HarnessError.notRunning }
             return HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
         }
+    }
+
+    /// `GET /metrics` on the admin listener with the bearer token, as Prometheus scrapes it (the harness must
+    /// have been made with an admin token).
+    func metrics() async throws -> String {
+        guard let adminToken else { throw HarnessError.notRunning }
+        let response = try await adminClient.send(
+            HTTPClientRequest(
+                method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(adminToken)"], body: []))
+        return String(decoding: response.body, as: UTF8.self)
     }
 
     /// A notification as Apple sends it, signed now by the test key.

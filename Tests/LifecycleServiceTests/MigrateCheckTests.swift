@@ -1,0 +1,91 @@
+import Foundation
+import LifecycleSQL
+import TestSupport
+import Testing
+
+@testable import LifecycleStore
+
+/// `lifecycle migrate --check` for deploy pipelines, run as the real binary: exit 1 while the store is
+/// behind this build's schema (a new store, one of the release before sealing), 0 once `migrate` brought it
+/// up, 2 for one a newer build wrote; one line naming both versions; nothing changed by the check.
+@Suite("migrate --check, as a real process")
+struct MigrateCheckTests {
+    static func check(_ harness: ServiceHarness) async throws -> LifecycleProcess.Finished {
+        try await LifecycleProcess.run(["migrate", "--check", "--config", harness.configurationFile])
+    }
+
+    @Test(
+        "SQLite: behind when missing (not created) and at the previous release's schema, current after migrate, newer refused"
+    )
+    func sqlite() async throws {
+        let harness = try ServiceHarness()
+        let path = harness.directory.file("lifecycle.sqlite")
+        let supported = SQLiteStore.schemaVersion
+
+        let missing = try await Self.check(harness)
+        #expect(missing.status == 1, "\(missing)")
+        #expect(
+            missing.output
+                == "sqlite:\(path): schema version 0, this build's \(supported): behind, run lifecycle migrate\n")
+        #expect(!FileManager.default.fileExists(atPath: path), "--check created the store")
+        #expect(!FileManager.default.fileExists(atPath: harness.directory.file("secrets/master.key")))
+
+        try FileManager.default.copyItem(atPath: StoreUpgradeTests.fixture, toPath: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let old = try await Self.check(harness)
+        #expect(old.status == 1, "\(old)")
+        #expect(old.output.contains("schema version 8, this build's \(supported): behind"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "--check changed the store")
+
+        let migrate = try await LifecycleProcess.run(["migrate", "--config", harness.configurationFile])
+        #expect(migrate.status == 0, "\(migrate)")
+        let current = try await Self.check(harness)
+        #expect(current.status == 0, "\(current)")
+        #expect(current.output == "sqlite:\(path): schema version \(supported), this build's \(supported): current\n")
+
+        let writer = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 1000)
+        try writer.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (\(supported + 1), 'from-the-future', 0)"
+        )
+        writer.close()
+        let newer = try await Self.check(harness)
+        #expect(newer.status == 2, "\(newer)")
+        #expect(
+            newer.output.contains(
+                "schema version \(supported + 1), this build's \(supported): written by a newer build"))
+    }
+
+    @Test(
+        "PostgreSQL: behind on an empty database and at schema version 8, current after migrate",
+        .enabled(
+            if: HarnessStore.postgresServer != nil,
+            "needs a PostgreSQL server: set LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh sets it)"))
+    func postgres() async throws {
+        let harness = try ServiceHarness(store: .postgres)
+        let database = try #require(harness.postgresDatabase)
+        let supported = PostgresStore.schemaVersion
+
+        let empty = try await Self.check(harness)
+        #expect(empty.status == 1, "\(empty)")
+        #expect(empty.output.contains("schema version 0, this build's \(supported): behind, run lifecycle migrate"))
+        #expect(!empty.output.contains("password"), "the URL is shown redacted")
+
+        try await database.withConnection { connection throws(PostgresError) in
+            do {
+                try PostgresMigrator(migrations: Array(PostgresSchema.migrations.prefix(8))).migrate(
+                    connection, schema: nil)
+            } catch {
+                throw PostgresError(sqlState: "XX000", message: "\(error)")
+            }
+        }
+        let old = try await Self.check(harness)
+        #expect(old.status == 1, "\(old)")
+        #expect(old.output.contains("schema version 8, this build's \(supported): behind"))
+
+        let migrate = try await LifecycleProcess.run(["migrate", "--config", harness.configurationFile])
+        #expect(migrate.status == 0, "\(migrate)")
+        let current = try await Self.check(harness)
+        #expect(current.status == 0, "\(current)")
+        #expect(current.output.contains("schema version \(supported), this build's \(supported): current"))
+    }
+}
