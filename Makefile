@@ -6,7 +6,7 @@ LIFECYCLE := .build/debug/lifecycle
 APT_PACKAGES := libsqlite3-dev libssl-dev libpq-dev pkg-config
 
 .PHONY: run test test-sqlite test-deps test-venv test-asan test-tsan fuzz fuzz-build build release deps lint format \
-	dev-setup clean install uninstall
+	dev-setup bench-peer clean install uninstall
 
 ## Install the system libraries the build links against, when missing (Debian/Ubuntu, needs root or sudo).
 deps:
@@ -187,6 +187,12 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	FUZZ_MIN_RUNS=$(FUZZ_MIN_RUNS) scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## Durable ingest against the reference peer of ../shared/bench, interleaved in one run (scripts/bench-peer.sh:
+## setup.sh once, a release build, REPS=3 repetitions of peer / realistic / webhook receiver down, 16
+## connections, 10 s, fresh databases, every 200 counted in the store; prints each run and the ratio of medians).
+bench-peer: deps
+	scripts/bench-peer.sh
 
 clean:
 	rm -rf .build var

@@ -392,7 +392,7 @@ public struct HTTPRequestParser: Sendable {
             let digits = Array(contentLengths[0].utf8)
             if digits.contains(UInt8(ascii: ",")) { return .duplicateContentLength }
             guard let length = Self.parseDecimal(digits) else { return .invalidContentLength }
-            // Checked before any body byte is buffered or any storage reserved.
+            // Checked before any body byte is buffered.
             guard length <= limits.maxBodyLength else { return .bodyTooLarge }
             framing = .contentLength(length)
         }
@@ -407,7 +407,9 @@ public struct HTTPRequestParser: Sendable {
             expectsContinue = version == .http1_1
         }
 
-        if case .contentLength(let length) = framing { body.reserveCapacity(length) }
+        // Storage for what has arrived, never for what was declared: a declared length costs nothing until its
+        // bytes come, so connections that announce a large body and send none of it stay small.
+        if case .contentLength(let length) = framing { body.reserveCapacity(min(length, bufferedByteCount)) }
         head = HTTPRequestHead(
             method: method, target: target, path: String(path), query: query.map(String.init), version: version,
             headers: headers, framing: framing, expectsContinue: expectsContinue)

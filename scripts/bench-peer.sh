@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# bench-peer.sh — durable ingest of `lifecycle serve` (release build) against the reference peer of
+# ../shared/bench, in one run on one machine, as that folder's README sets out: the same wrk driver
+# (load.sh), the same 50,000 bodies signed by three keys, 16 connections, 1 wrk thread, 10 s, a fresh database
+# per run, repetitions interleaved (peer, product, product with the receiver down, peer, ...). Every server is
+# smoke-checked first (smoke.py: 8 valid bodies answered 200, 14 invalid ones 4xx), and its stored rows are
+# counted afterwards: every 200 must be stored. The product is killed with SIGKILL once the load ends, so the
+# count is what survived a crash.
+#
+# Product configurations:
+#   realistic      an app with a webhook to a live loopback receiver (scripts/bench/webhook-receiver.py,
+#                  answers 200), an erasure mapping (a SQLite app database and a webhook target), a records
+#                  source, the shipped default policy (policies/default.json), log level info
+#   receiver-down  the same with nothing listening on the webhook's port (every delivery and erasure webhook
+#                  fails and is retried)
+#
+# Environment: REPS (3), DURATION (10), CONNECTIONS (16), THREADS (1), CONFIGS ("realistic receiver-down"),
+# WORKDIR (var/peer-bench: setup.sh's venv and data), PEER_BENCH (the peer's folder; default the first
+# ../shared/bench above the repository), BENCH_SKIP_BUILD=1 (use the existing release build). Output: every
+# run, the medians and the ratios of medians; the files of each run stay in $WORKDIR/runs/<timestamp>.
+# Exit status 1 when a smoke check fails, a request fails, or an acknowledged notification is missing.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REPS="${REPS:-3}"
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-16}"
+THREADS="${THREADS:-1}"
+CONFIGS="${CONFIGS:-realistic receiver-down}"
+WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
+mkdir -p "$WORKDIR"
+WORKDIR="$(cd "$WORKDIR" && pwd)"
+
+if [[ -z "${PEER_BENCH:-}" ]]; then
+  dir="$ROOT"
+  while [[ "$dir" != "/" ]]; do
+    dir="$(dirname "$dir")"
+    if [[ -f "$dir/shared/bench/setup.sh" ]]; then PEER_BENCH="$dir/shared/bench"; break; fi
+  done
+fi
+[[ -n "${PEER_BENCH:-}" && -f "$PEER_BENCH/setup.sh" ]] || {
+  echo "bench-peer: the reference peer (shared/bench with setup.sh) was not found above $ROOT; set PEER_BENCH" >&2
+  exit 2
+}
+
+# Once per machine: wrk and sqlite3 (Debian), the peer's venv, the deterministic data. Idempotent.
+bash "$PEER_BENCH/setup.sh" "$WORKDIR"
+DATA="$WORKDIR/data"
+PY="$WORKDIR/.venv/bin/python"
+
+if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
+  (cd "$ROOT" && swift build -c release --product lifecycle)
+fi
+BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle"
+[[ -x "$BIN" ]] || { echo "bench-peer: no release build at $BIN (run without BENCH_SKIP_BUILD)" >&2; exit 2; }
+
+RUNS="$WORKDIR/runs/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$RUNS"
+RESULTS="$RUNS/results.tsv"
+printf 'rep\tserver\trps\tp50_ms\tp99_ms\tp999_ms\trequests\tnon2xx\tsocket_errors\tstored\tmissing\n' >"$RESULTS"
+
+# Every process started here is stopped on the way out, whatever happens.
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+free_port() {
+  "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_http URL: until anything answers HTTP at URL (20 s).
+wait_http() {
+  "$PY" - "$1" <<'PY'
+import sys, time, urllib.request, urllib.error
+deadline = time.time() + 20
+while time.time() < deadline:
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1).read()
+        sys.exit(0)
+    except urllib.error.HTTPError:
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)
+PY
+}
+
+count_rows() { sqlite3 "$1" "SELECT count(*) FROM $2"; }
+
+# product_config DIR PORT WEBHOOK_PORT: the realistic configuration, in DIR/lifecycle.json.
+product_config() {
+  local dir="$1" port="$2" hook="$3"
+  mkdir -p "$dir/secrets"
+  printf 'whsec_%s\n' "$("$PY" -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')" \
+    >"$dir/secrets/webhook-shop"
+  chmod 600 "$dir/secrets/webhook-shop"
+  sqlite3 "$dir/shop.sqlite" \
+    "CREATE TABLE users (apple_sub TEXT, status TEXT, sessions INTEGER);
+     CREATE TABLE comments (apple_sub TEXT, body TEXT);"
+  cat >"$dir/lifecycle.json" <<JSON
+{
+  "storage": {"url": "sqlite:lifecycle.sqlite"},
+  "public": {"host": "127.0.0.1", "port": $port, "notificationPath": "/notifications"},
+  "admin": {"enabled": false},
+  "apple": {"jwks": "$DATA/jwks.json"},
+  "apps": [
+    {
+      "id": "shop",
+      "clientIds": ["com.example.siwa.service"],
+      "webhook": {"url": "http://127.0.0.1:$hook/hooks/lifecycle", "secretFile": "secrets/webhook-shop"},
+      "policy": "default",
+      "targets": {
+        "app-db": {
+          "type": "sqlite",
+          "path": "shop.sqlite",
+          "statements": ["DELETE FROM comments WHERE apple_sub = :sub", "DELETE FROM users WHERE apple_sub = :sub"],
+          "verify": "SELECT (SELECT count(*) FROM users WHERE apple_sub = :sub) + (SELECT count(*) FROM comments WHERE apple_sub = :sub)"
+        },
+        "backend": {"type": "webhook"}
+      },
+      "categories": {
+        "profile": ["app-db", "self"],
+        "content": ["app-db"],
+        "apple-tokens": ["backend", "self"],
+        "relay-email": ["app-db", "self"],
+        "login-records": ["backend"],
+        "advertising-records": ["backend"],
+        "payment-records": ["backend"],
+        "complaint-records": ["backend"]
+      },
+      "records": {
+        "type": "sqlite",
+        "path": "shop.sqlite",
+        "query": "SELECT apple_sub AS sub, status, sessions FROM users WHERE apple_sub IS NOT NULL"
+      }
+    }
+  ],
+  "policiesDirectory": "$ROOT/policies",
+  "pseudonymKeyFile": "secrets/pseudonym.key",
+  "secrets": {"masterKeyFile": "secrets/master.key"},
+  "reports": {
+    "directory": "reports",
+    "signingKeyFile": "secrets/report-ed25519.pem",
+    "pseudonymKeyFile": "secrets/report-pseudonym.key"
+  },
+  "logLevel": "info"
+}
+JSON
+}
+
+# load NAME REP URL DB TABLE: smoke check, load, and the row count; appends a line to $RESULTS.
+load() {
+  local name="$1" rep="$2" url="$3" db="$4" table="$5" dir="$RUNS/$1-$2"
+  if ! "$PY" "$PEER_BENCH/smoke.py" "$url" --data "$DATA" --quiet >"$dir/smoke.log" 2>&1; then
+    echo "bench-peer: $name (repetition $rep) failed its smoke check:" >&2
+    cat "$dir/smoke.log" >&2
+    exit 1
+  fi
+  local before
+  before="$(count_rows "$db" "$table")"
+  local status=0
+  DURATION="$DURATION" CONNECTIONS="$CONNECTIONS" THREADS="$THREADS" OFFSET=0 \
+    bash "$PEER_BENCH/load.sh" "$url" "$DATA/notifications.jsonl" >"$dir/load.log" 2>&1 || status=$?
+  grep -q '^WRK_JSON ' "$dir/load.log" || { echo "bench-peer: wrk failed ($status):" >&2; cat "$dir/load.log" >&2; exit 1; }
+  echo "$before" >"$dir/rows-before"
+}
+
+# finish NAME REP DB TABLE: after the server stopped, the count of stored rows against the 200s.
+finish() {
+  local name="$1" rep="$2" db="$3" table="$4" dir="$RUNS/$1-$2"
+  local after
+  after="$(count_rows "$db" "$table")"
+  "$PY" - "$dir/load.log" "$(cat "$dir/rows-before")" "$after" "$rep" "$name" >>"$RESULTS" <<'PY'
+import json, sys
+log, before, after, rep, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+line = next(l for l in open(log) if l.startswith("WRK_JSON "))
+r = json.loads(line[len("WRK_JSON "):])
+e, l = r["errors"], r["lat_us"]
+sockets = e["connect"] + e["read"] + e["write"] + e["timeout"]
+acknowledged = r["requests"] - e["status"]
+stored = after - before
+missing = max(0, acknowledged - stored)
+print(f"{rep}\t{name}\t{r['rps']:.0f}\t{l['p50']/1000:.2f}\t{l['p99']/1000:.2f}\t{l['p999']/1000:.2f}\t"
+      f"{r['requests']}\t{e['status']}\t{sockets}\t{stored}\t{missing}")
+PY
+  tail -1 "$RESULTS" | awk -F'\t' '{printf "  %-14s rep %s: %6s req/s  p50 %6s ms  p99 %6s ms  p99.9 %6s ms  %s requests, %s non-2xx, %s socket errors, %s stored, %s missing\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11}'
+}
+
+run_peer() {
+  local rep="$1" dir="$RUNS/peer-$1" port
+  mkdir -p "$dir"
+  port="$(free_port)"
+  bash "$PEER_BENCH/peer.sh" "$WORKDIR" "$port" "$dir/peer.db" >"$dir/server.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_http "http://127.0.0.1:$port/notifications" || { echo "bench-peer: the peer did not start" >&2; cat "$dir/server.log" >&2; exit 1; }
+  load peer "$rep" "http://127.0.0.1:$port/notifications" "$dir/peer.db" events
+  kill -TERM "$pid"
+  wait "$pid" 2>/dev/null || true
+  finish peer "$rep" "$dir/peer.db" events
+}
+
+run_product() {
+  local config="$1" rep="$2" dir="$RUNS/$1-$2" port hook receiver=""
+  mkdir -p "$dir"
+  port="$(free_port)"
+  hook="$(free_port)"
+  product_config "$dir" "$port" "$hook"
+  if [[ "$config" == realistic ]]; then
+    "$PY" "$ROOT/scripts/bench/webhook-receiver.py" "$hook" "$dir/webhooks-received" &
+    receiver=$!
+    PIDS+=("$receiver")
+    wait_http "http://127.0.0.1:$hook/" || { echo "bench-peer: the webhook receiver did not start" >&2; exit 1; }
+  fi
+  (cd "$dir" && exec "$BIN" serve --config lifecycle.json) 2>"$dir/server.log" &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_http "http://127.0.0.1:$port/readyz" || { echo "bench-peer: serve did not start" >&2; cat "$dir/server.log" >&2; exit 1; }
+  load "$config" "$rep" "http://127.0.0.1:$port/notifications" "$dir/lifecycle.sqlite" notifications
+  # A crash, not a shutdown: what counts is what was durable when the 200 went out.
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null || true
+  if [[ -n "$receiver" ]]; then
+    kill -TERM "$receiver"
+    wait "$receiver" 2>/dev/null || true
+  fi
+  finish "$config" "$rep" "$dir/lifecycle.sqlite" notifications
+}
+
+echo "bench-peer: $REPS repetitions of peer, ${CONFIGS// /, }; $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s"
+echo "bench-peer: $(uname -m), $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); runs in $RUNS"
+for rep in $(seq 1 "$REPS"); do
+  run_peer "$rep"
+  for config in $CONFIGS; do run_product "$config" "$rep"; done
+done
+echo "bench-peer: done, $(uptime | sed 's/.*load average/load average/')"
+
+"$PY" - "$RESULTS" "$CONFIGS" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+servers = ["peer"] + sys.argv[2].split()
+median = {}
+print(f"{'server':14s} {'median req/s':>12s} {'p50 ms':>8s} {'p99 ms':>8s}  (medians of {len(rows) // len(servers)} runs)")
+for s in servers:
+    runs = [r for r in rows if r["server"] == s]
+    m = {k: statistics.median(float(r[k]) for r in runs) for k in ("rps", "p50_ms", "p99_ms")}
+    median[s] = m
+    print(f"{s:14s} {m['rps']:12.0f} {m['p50_ms']:8.2f} {m['p99_ms']:8.2f}")
+for s in servers[1:]:
+    print(f"ratio {s} / peer (medians of req/s): {median[s]['rps'] / median['peer']['rps']:.2f}")
+if "realistic" in median and "receiver-down" in median:
+    print(f"ratio receiver-down / realistic: {median['receiver-down']['rps'] / median['realistic']['rps']:.2f}")
+missing = sum(int(r["missing"]) for r in rows)
+failed = sum(int(r["non2xx"]) + int(r["socket_errors"]) for r in rows)
+print(f"acknowledged notifications missing: {missing}; failed requests: {failed}")
+sys.exit(1 if missing or failed else 0)
+PY
