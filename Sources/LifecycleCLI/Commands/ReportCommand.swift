@@ -24,12 +24,21 @@ struct ReportCommand: LifecycleCommand {
     static let details = """
         generate  writes, per app, REPORTS/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv} for the
                   deletion requests whose event time is in [--from, --to) (default: the 30 UTC days up to and
-                  including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl.
-                  Subjects appear only as keyed pseudonyms. Keys are created on first use.
+                  including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl,
+                  then the report and each of its deletion outcomes as leaves of the app's transparency log
+                  REPORTS/<app>/log/ (C2SP tlog-tiles; checkpoint signed with the report signing key) and a
+                  receipt per deletion request, REPORTS/<app>/receipts/*.tlog-proof (C2SP tlog-proof). Leaves
+                  a crash kept out of the log are appended by the next generate. Subjects appear only as
+                  keyed pseudonyms. Keys are created on first use.
         verify    checks every manifest line's Ed25519 signature, sequence and hash chain, every listed file's
-                  SHA-256, and that no report file is unlisted; stops at the first broken item and names it.
-                  DIR is an app's report directory or the reports root (default: reports.directory). --json
-                  prints {"verified", "broken", "reports", "manifests"}.
+                  SHA-256, and that no report file is unlisted; then each app's log: the checkpoint's
+                  signature, tiles and entries, that it holds exactly every report's leaves (with each
+                  report's inclusion proof), and every receipt; with --checkpoint, that the log only grew
+                  since that checkpoint (RFC 9162 consistency proof), so a rewritten, re-signed history is
+                  named. Stops at the first broken item and names it. DIR is an app's report directory or the
+                  reports root (default: reports.directory). Prints each log's size and note verifier key,
+                  which outside C2SP verifiers take. --json prints {"verified", "broken", "reports",
+                  "manifests", "logs"}.
         lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.
 
         options:

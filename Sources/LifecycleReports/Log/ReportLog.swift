@@ -47,9 +47,13 @@ public struct ReportLog: Sendable {
         let current = try publisher.currentCheckpoint()
         let size = current?.checkpoint.size ?? 0
         var logged = 0
-        if size > 0 {
-            let last = try TileHashReader(store: store, treeSize: size).entry(at: size - 1)
-            guard let sequence = ReportLogEntries.reportSequence(ofLeaf: last) else {
+        if let current, size > 0 {
+            // The last leaf decides what is appended: trust it only once it is proven under the signed root.
+            let reader = TileHashReader(store: store, treeSize: size)
+            let last = try reader.entry(at: size - 1)
+            try reader.tree.inclusionProof(index: size - 1, size: size).verify(
+                leafHash: MerkleHash.leaf(last), rootHash: current.checkpoint.rootHash)
+            guard let sequence = ReportLogEntries.reportSequence(ofLeaf: last), sequence >= 1 else {
                 throw Failure(description: "\(store.directory): the last leaf is not a report leaf; run report verify")
             }
             logged = sequence

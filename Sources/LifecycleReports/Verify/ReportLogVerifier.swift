@@ -23,10 +23,9 @@ enum ReportLogVerifier {
 
     /// `kept`: a checkpoint file of this app's log that the auditor kept, with its path (for messages).
     static func verify(
-        appDirectory: String, manifest: [(line: ReportManifestLine, text: [UInt8])], publicKey: Ed25519PublicKey,
-        kept: (path: String, bytes: [UInt8])?
+        appDirectory: String, app: String, manifest: [(line: ReportManifestLine, text: [UInt8])],
+        publicKey: Ed25519PublicKey, kept: (path: String, bytes: [UInt8])?
     ) -> Result<Verified, ReportVerifier.Broken> {
-        let app = String(appDirectory.split(separator: "/").last ?? "")
         let origin = ReportLogEntries.origin(app: app)
         let logDirectory = appDirectory + "/" + ReportLogEntries.logDirectory
         let manifestPath = appDirectory + "/" + ReportManifestLine.fileName

@@ -51,10 +51,9 @@ public enum ReportVerifier {
         var outcome = Outcome(verifiedReports: 0, manifests: manifests.map { $0 + "/" + ReportManifestLine.fileName })
         let keptOrigin = keptCheckpoint.flatMap { ReportLogVerifier.origin(ofCheckpoint: $0.bytes) }
         for appDirectory in manifests {
-            let app = String(appDirectory.split(separator: "/").last ?? "")
-            let kept = keptOrigin == ReportLogEntries.origin(app: app) ? keptCheckpoint : nil
             switch verifyApp(
-                appDirectory, publicKey: publicKey, keyID: keyID, kept: kept, verified: &outcome.verifiedReports)
+                appDirectory, publicKey: publicKey, keyID: keyID, kept: keptCheckpoint, keptOrigin: keptOrigin,
+                verified: &outcome.verifiedReports)
             {
             case .failure(let broken):
                 outcome.broken = broken
@@ -92,7 +91,7 @@ public enum ReportVerifier {
 
     private static func verifyApp(
         _ appDirectory: String, publicKey: Ed25519PublicKey, keyID: String, kept: (path: String, bytes: [UInt8])?,
-        verified: inout Int
+        keptOrigin: String?, verified: inout Int
     ) -> Result<ReportLogVerifier.Verified, Broken> {
         var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
         if let broken = verifyManifest(
@@ -100,8 +99,11 @@ public enum ReportVerifier {
         {
             return .failure(broken)
         }
+        // The app the signed lines name, not the directory's name (`report verify .` inside it).
+        let app = manifest.first?.line.app ?? String(appDirectory.split(separator: "/").last ?? "")
         return ReportLogVerifier.verify(
-            appDirectory: appDirectory, manifest: manifest, publicKey: publicKey, kept: kept)
+            appDirectory: appDirectory, app: app, manifest: manifest, publicKey: publicKey,
+            kept: keptOrigin == ReportLogEntries.origin(app: app) ? kept : nil)
     }
 
     private static func verifyManifest(
