@@ -76,7 +76,11 @@ public struct ReportLog: Sendable {
         var end = treeSize
         var receipts: [(key: ReportLogEntries.DeletionKey, index: UInt64, entry: [UInt8])] = []
         for group in groups.reversed() {
-            let start = end - UInt64(group.all.count)
+            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.all.count))
+            guard !underflow else {
+                throw Failure(
+                    description: "\(store.directory) holds fewer leaves than its reports give; run report verify")
+            }
             for (offset, outcome) in group.outcomes.enumerated() {
                 receipts.append((outcome.key, start + UInt64(offset), outcome.entry))
             }
