@@ -84,7 +84,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "LifecycleReports",
-            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine"],
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog"],
             swiftSettings: strict),
         .target(
             name: "LifecycleServer",
@@ -165,8 +165,9 @@ let package = Package(
             dependencies: [
                 "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
                 "LifecycleCLI", "HTTP1", "HTTPServer", "LifecycleSQL", "LifecycleStore", "AppleRESTFake", "TestSupport",
+                "TransparencyLog",
             ],
-            swiftSettings: strict),
+            exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),
     ]
 )

@@ -219,6 +219,9 @@ struct ServeProcessTests {
         let verified = try await fixture.lifecycle(["report", "verify", "--config", fixture.configurationFile])
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.output.contains("verified 2 reports in 2 manifests"), "\(verified)")
+        // serve's daily reports join each app's transparency log like generate's.
+        #expect(verified.output.contains("/shop/log: "), "\(verified)")
+        #expect(verified.output.contains("/blog/log: "), "\(verified)")
         #expect(await fixture.stop() == [0])
     }
 

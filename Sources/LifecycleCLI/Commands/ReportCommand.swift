@@ -16,7 +16,7 @@ struct ReportCommand: LifecycleCommand {
             ]),
         CommandSyntax(
             "report", action: "verify", positionals: "[DIR]", count: 0...1,
-            options: [.value("--public-key", "FILE"), .json, .config]),
+            options: [.value("--public-key", "FILE"), .value("--checkpoint", "FILE"), .json, .config]),
         CommandSyntax(
             "report", action: "lookup",
             options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true), .json, .config]),
@@ -24,12 +24,21 @@ struct ReportCommand: LifecycleCommand {
     static let details = """
         generate  writes, per app, REPORTS/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv} for the
                   deletion requests whose event time is in [--from, --to) (default: the 30 UTC days up to and
-                  including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl.
-                  Subjects appear only as keyed pseudonyms. Keys are created on first use.
+                  including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl,
+                  then the report and each of its deletion outcomes as leaves of the app's transparency log
+                  REPORTS/<app>/log/ (C2SP tlog-tiles; checkpoint signed with the report signing key) and a
+                  receipt per deletion request, REPORTS/<app>/receipts/*.tlog-proof (C2SP tlog-proof). Leaves
+                  a crash kept out of the log are appended by the next generate. Subjects appear only as
+                  keyed pseudonyms. Keys are created on first use.
         verify    checks every manifest line's Ed25519 signature, sequence and hash chain, every listed file's
-                  SHA-256, and that no report file is unlisted; stops at the first broken item and names it.
-                  DIR is an app's report directory or the reports root (default: reports.directory). --json
-                  prints {"verified", "broken", "reports", "manifests"}.
+                  SHA-256, and that no report file is unlisted; then each app's log: the checkpoint's
+                  signature, tiles and entries, that it holds exactly every report's leaves (with each
+                  report's inclusion proof), and every receipt; with --checkpoint, that the log only grew
+                  since that checkpoint (RFC 9162 consistency proof), so a rewritten, re-signed history is
+                  named. Stops at the first broken item and names it. DIR is an app's report directory or the
+                  reports root (default: reports.directory). Prints each log's size and note verifier key,
+                  which outside C2SP verifiers take. --json prints {"verified", "broken", "reports",
+                  "manifests", "logs"}.
         lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.
 
         options:
@@ -37,6 +46,7 @@ struct ReportCommand: LifecycleCommand {
           --from DATE         start of the period, included (RFC 3339 date or instant, UTC)
           --to DATE           end of the period, excluded
           --public-key FILE   Ed25519 public key PEM (default: the signing key's NAME.pub.pem)
+          --checkpoint FILE   a log checkpoint kept from an earlier verify (REPORTS/<app>/log/checkpoint)
           --sub SUB           the Apple sub to look up (the output never repeats it)
           --json              machine-readable output
           --config FILE       configuration (default: $LIFECYCLE_CONFIG, else lifecycle.json): reports.directory,
@@ -51,6 +61,7 @@ struct ReportCommand: LifecycleCommand {
         let fromText = try arguments.option("--from")
         let toText = try arguments.option("--to")
         let publicKeyFile = try arguments.option("--public-key")
+        let checkpointFile = try arguments.option("--checkpoint")
         let subject = try arguments.option("--sub")
         let json = arguments.flag("--json")
         let words = try arguments.positionals(max: 2)
@@ -62,7 +73,7 @@ struct ReportCommand: LifecycleCommand {
         case "verify":
             return try verify(
                 configFile: configFile, directory: words.count > 1 ? words[1] : nil, publicKeyFile: publicKeyFile,
-                json: json, io: io)
+                checkpointFile: checkpointFile, json: json, io: io)
         case "lookup":
             guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
             guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
@@ -135,12 +146,15 @@ struct ReportCommand: LifecycleCommand {
                     documents.append([
                         "app": .string(app), "files": .array(written.files.map { .string($0) }),
                         "manifestLine": .integer(Int64(written.manifestLine.sequence)),
+                        "logTreeSize": .integer(Int64(clamping: written.log.treeSize)),
+                        "loggedLines": .array(written.log.appendedLines.map { .integer(Int64($0)) }),
                         "received": .integer(Int64(total.received)), "overdue": .integer(Int64(total.overdue)),
                     ])
                 } else {
                     io.print(
                         "\(app): \(total.received) requests, \(total.completed) completed, \(total.pending) pending, "
-                            + "\(total.overdue) overdue; manifest line \(written.manifestLine.sequence)")
+                            + "\(total.overdue) overdue; manifest line \(written.manifestLine.sequence); log size "
+                            + "\(written.log.treeSize), \(written.log.receiptsWritten) receipts written")
                     for file in written.files { io.print("  \(file)") }
                 }
             }
@@ -154,7 +168,8 @@ struct ReportCommand: LifecycleCommand {
     }
 
     private static func verify(
-        configFile: String, directory: String?, publicKeyFile: String?, json: Bool, io: CommandIO
+        configFile: String, directory: String?, publicKeyFile: String?, checkpointFile: String?, json: Bool,
+        io: CommandIO
     ) throws -> Int32 {
         var directory = directory
         var publicKeyFile = publicKeyFile
@@ -165,14 +180,29 @@ struct ReportCommand: LifecycleCommand {
                 publicKeyFile ?? ReportKeys.publicKeyPath(forSigningKey: configuration.reports.signingKeyFile)
         }
         guard let directory, let publicKeyFile else { throw UsageError("give DIR and --public-key") }
+        var kept: (path: String, bytes: [UInt8])?
+        if let checkpointFile {
+            guard let bytes = FileManager.default.contents(atPath: checkpointFile) else {
+                throw UsageError("--checkpoint \(checkpointFile): cannot read the file")
+            }
+            kept = (checkpointFile, Array(bytes))
+        }
         let outcome = try ReportVerifier.verify(
-            directory: directory, publicKey: try ReportKeys.publicKey(path: publicKeyFile))
+            directory: directory, publicKey: try ReportKeys.publicKey(path: publicKeyFile), keptCheckpoint: kept)
         if json {
             let document: JSONValue = [
                 "verified": .bool(outcome.broken == nil),
                 "broken": outcome.broken.map { .string(String(describing: $0)) } ?? .null,
                 "reports": .integer(Int64(outcome.verifiedReports)),
                 "manifests": .array(outcome.manifests.map { .string($0) }),
+                "logs": .array(
+                    outcome.logs.map {
+                        [
+                            "directory": .string($0.directory), "treeSize": .integer(Int64(clamping: $0.treeSize)),
+                            "receipts": .integer(Int64($0.receipts)), "verifierKey": .string($0.verifierKey),
+                            "keptCheckpointChecked": .bool($0.keptCheckpointChecked),
+                        ]
+                    }),
             ]
             io.print(document.serialized(pretty: true))
         }
@@ -183,6 +213,12 @@ struct ReportCommand: LifecycleCommand {
         if !json {
             io.print("verified \(outcome.verifiedReports) reports in \(outcome.manifests.count) manifests")
             for manifest in outcome.manifests { io.print("  \(manifest)") }
+            for log in outcome.logs {
+                io.print(
+                    "log \(log.directory): \(log.treeSize) leaves, \(log.receipts) receipts"
+                        + (log.keptCheckpointChecked ? ", consistent with --checkpoint" : "")
+                        + "; key \(log.verifierKey)")
+            }
         }
         return ExitStatus.success
     }

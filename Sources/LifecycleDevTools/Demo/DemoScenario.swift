@@ -228,7 +228,9 @@ package struct DemoScenario: Sendable {
         if let broken = verified.broken { throw Failure(description: "the fresh report does not verify: \(broken)") }
         say(
             "verify",
-            "verified \(verified.verifiedReports) report(s): file hashes, hash chain and Ed25519 signature",
+            "verified \(verified.verifiedReports) report(s): file hashes, hash chain and Ed25519 signature, and "
+                + "the transparency log (\(verified.logs.reduce(0) { $0 + $1.treeSize }) leaves, inclusion of the "
+                + "report, \(verified.logs.reduce(0) { $0 + $1.receipts }) receipt(s))",
             ["verifiedReports": .integer(Int64(verified.verifiedReports))])
 
         guard let html = written.files.first(where: { $0.hasSuffix(".html") }) else {

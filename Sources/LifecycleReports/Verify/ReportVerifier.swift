@@ -4,11 +4,12 @@ import LifecycleCrypto
 /// `lifecycle report verify`: checks, offline and with nothing but the public key, that every report under a
 /// directory is the one that was signed. For each app's `manifest.jsonl`, line by line: the signature and
 /// key id, the sequence number, the hash chain to the line before, then the SHA-256 of every file the line
-/// lists; finally, that no report file lies there without a line (the trace of a deleted last line).
-/// Stops at the first broken item and names it.
+/// lists; that no report file lies there without a line (the trace of a deleted last line); then the app's
+/// transparency log, its inclusion of every report and the receipts (``ReportLogVerifier``), and, given a
+/// checkpoint the auditor kept, that the log only grew since. Stops at the first broken item and names it.
 public enum ReportVerifier {
     /// The first thing that does not verify: a manifest line or a report file, and what is wrong with it.
-    public struct Broken: Hashable, Sendable, CustomStringConvertible {
+    public struct Broken: Error, Hashable, Sendable, CustomStringConvertible {
         public var item: String
         public var problem: String
         public var description: String { "\(item): \(problem)" }
@@ -19,6 +20,19 @@ public enum ReportVerifier {
         public var verifiedReports: Int
         public var manifests: [String]
         public var broken: Broken?
+        /// Per app whose log verified: its log directory, tree size, receipts and note verifier key.
+        public var logs: [VerifiedLog] = []
+    }
+
+    /// One app's transparency log that verified.
+    public struct VerifiedLog: Sendable {
+        public var directory: String
+        public var treeSize: UInt64
+        public var receipts: Int
+        /// `<origin>+<key ID>+<base64 key>`, the key string outside C2SP verifiers take.
+        public var verifierKey: String
+        /// True when the auditor's kept checkpoint was this log's and the current one extends it.
+        public var keptCheckpointChecked: Bool
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -27,17 +41,35 @@ public enum ReportVerifier {
 
     /// Verifies `directory`: an app's report directory (holding `manifest.jsonl`) or the reports root
     /// (every sub-directory holding one, in name order).
-    public static func verify(directory: String, publicKey: Ed25519PublicKey) throws -> Outcome {
+    /// `keptCheckpoint`: a checkpoint file the auditor kept from an earlier visit (path and bytes); it is
+    /// checked against the log whose origin its first line names.
+    public static func verify(
+        directory: String, publicKey: Ed25519PublicKey, keptCheckpoint: (path: String, bytes: [UInt8])? = nil
+    ) throws -> Outcome {
         let manifests = try manifestDirectories(directory)
         let keyID = try ReportKeys.signingKeyID(publicKey)
         var outcome = Outcome(verifiedReports: 0, manifests: manifests.map { $0 + "/" + ReportManifestLine.fileName })
+        let keptOrigin = keptCheckpoint.flatMap { ReportLogVerifier.origin(ofCheckpoint: $0.bytes) }
         for appDirectory in manifests {
-            if let broken = verifyApp(
-                appDirectory, publicKey: publicKey, keyID: keyID, verified: &outcome.verifiedReports)
+            switch verifyApp(
+                appDirectory, publicKey: publicKey, keyID: keyID, kept: keptCheckpoint, keptOrigin: keptOrigin,
+                verified: &outcome.verifiedReports)
             {
+            case .failure(let broken):
                 outcome.broken = broken
                 return outcome
+            case .success(let log):
+                outcome.logs.append(
+                    VerifiedLog(
+                        directory: appDirectory + "/" + ReportLogEntries.logDirectory, treeSize: log.treeSize,
+                        receipts: log.receipts, verifierKey: log.verifierKey,
+                        keptCheckpointChecked: log.keptCheckpointChecked))
             }
+        }
+        if let keptCheckpoint, !outcome.logs.contains(where: \.keptCheckpointChecked) {
+            outcome.broken = Broken(
+                item: keptCheckpoint.path,
+                problem: "a checkpoint of log \"\(keptOrigin ?? "?")\", which is none of the logs verified here")
         }
         return outcome
     }
@@ -58,7 +90,25 @@ public enum ReportVerifier {
     }
 
     private static func verifyApp(
-        _ appDirectory: String, publicKey: Ed25519PublicKey, keyID: String, verified: inout Int
+        _ appDirectory: String, publicKey: Ed25519PublicKey, keyID: String, kept: (path: String, bytes: [UInt8])?,
+        keptOrigin: String?, verified: inout Int
+    ) -> Result<ReportLogVerifier.Verified, Broken> {
+        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
+        if let broken = verifyManifest(
+            appDirectory, publicKey: publicKey, keyID: keyID, manifest: &manifest, verified: &verified)
+        {
+            return .failure(broken)
+        }
+        // The app the signed lines name, not the directory's name (`report verify .` inside it).
+        let app = manifest.first?.line.app ?? String(appDirectory.split(separator: "/").last ?? "")
+        return ReportLogVerifier.verify(
+            appDirectory: appDirectory, app: app, manifest: manifest, publicKey: publicKey,
+            kept: keptOrigin == ReportLogEntries.origin(app: app) ? kept : nil)
+    }
+
+    private static func verifyManifest(
+        _ appDirectory: String, publicKey: Ed25519PublicKey, keyID: String,
+        manifest: inout [(line: ReportManifestLine, text: [UInt8])], verified: inout Int
     ) -> Broken? {
         let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
         guard let data = FileManager.default.contents(atPath: manifestPath) else {
@@ -110,6 +160,7 @@ public enum ReportVerifier {
                 }
             }
             previous = ReportManifestLine.chainHash(raw)
+            manifest.append((line, Array(raw)))
             verified += 1
         }
         for path in reportFiles(appDirectory) where !listed.contains(path) {

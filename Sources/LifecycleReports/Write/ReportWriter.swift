@@ -7,7 +7,8 @@ import LifecycleCrypto
 #endif
 
 /// The write stage: places a rendered report under `reports/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv}`
-/// (DESIGN.md §9), then appends its signed, hash-chained line to `reports/<app>/manifest.jsonl`.
+/// (DESIGN.md §9), then appends its signed, hash-chained line to `reports/<app>/manifest.jsonl`, then its
+/// leaves to the app's transparency log and its deletions' receipts (``ReportLog``).
 ///
 /// Files are never overwritten: a second report of the same day gets `-2`, `-3`… so every manifest line keeps
 /// pointing at the bytes it hashed. An exclusive `flock(2)` on the manifest serialises writers (the `serve`
@@ -27,6 +28,8 @@ public struct ReportWriter: Sendable {
         public var files: [String]
         public var manifestLine: ReportManifestLine
         public var dataset: ReportDataset
+        /// What the log append did: lines appended (this one, and any a crash had left out), size, receipts.
+        public var log: ReportLog.CaughtUp
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -77,7 +80,19 @@ public struct ReportWriter: Sendable {
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw Failure(description: "\(manifestPath): cannot append the manifest line")
         }
-        return Written(files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset)
+        // Still under the manifest's lock, so the log sees the lines in order and one writer at a time.
+        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
+        for (number, raw) in lines.enumerated() {
+            guard let parsed = ReportManifestLine(parsing: raw) else {
+                throw Failure(description: "\(manifestPath) line \(number + 1): not a manifest line; run report verify")
+            }
+            manifest.append((parsed, Array(raw)))
+        }
+        manifest.append((line, Array(line.text.utf8)))
+        let log = try ReportLog(appDirectory: appDirectory, app: dataset.app, signingKey: signingKey)
+            .catchUp(manifest: manifest)
+        return Written(
+            files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log)
     }
 
     /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.

@@ -1,14 +1,14 @@
 import Foundation
 
-/// Runs outside programs (the Python verifiers) and captures what they print.
-enum ExternalProcess {
-    struct Result {
-        var status: Int32
-        var output: String
+/// Runs outside programs (the Python verifiers, pip) and captures what they print.
+public enum ExternalProcess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
     }
 
     /// The first executable called `name` on PATH.
-    static func find(_ name: String) -> String? {
+    public static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/\(name)"
@@ -20,7 +20,8 @@ enum ExternalProcess {
     /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it on a thread of its own:
     /// blocking one of the test process's few concurrency threads (one per core) for a Python run or a pip
     /// install would stall every test running alongside in the parallel suite.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil)
+        async throws
         -> Result
     {
         let process = Process()

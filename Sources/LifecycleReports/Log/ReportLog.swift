@@ -1,0 +1,122 @@
+import Foundation
+import LifecycleCrypto
+import TransparencyLog
+
+/// An app's transparency log of reports: `reports/<app>/log/` (c2sp.org/tlog-tiles, checkpoint signed as a
+/// c2sp.org/signed-note with the report signing key) and one c2sp.org/tlog-proof receipt per deletion request
+/// under `reports/<app>/receipts/`.
+///
+/// ``catchUp(manifest:)`` runs after a report's manifest line is written, under the manifest's lock. It reads
+/// the sequence the log's last leaf names (a report leaf, see ``ReportLogEntries``) and appends, in one
+/// append and so under one new checkpoint, the leaves of every manifest line after it. A report written and
+/// appended once is never appended again (idempotent), and a manifest line that a crash left outside the log
+/// is appended by the next write (repaired). Receipts follow the checkpoint: for every line appended, and
+/// for the line before them (whose receipts a crash may have cut short), each deletion's receipt is written
+/// against the new checkpoint, through a temporary file and a rename.
+public struct ReportLog: Sendable {
+    public let appDirectory: String
+    public let app: String
+    public let publisher: LogPublisher
+
+    public init(appDirectory: String, app: String, signingKey: Ed25519PrivateKey) throws(TransparencyLogError) {
+        self.appDirectory = appDirectory
+        self.app = app
+        let origin = ReportLogEntries.origin(app: app)
+        publisher = LogPublisher(
+            directory: appDirectory + "/" + ReportLogEntries.logDirectory, origin: origin,
+            signer: try NoteSigner(name: origin, privateKey: signingKey))
+    }
+
+    /// What one catch-up did.
+    public struct CaughtUp: Sendable {
+        /// Manifest lines whose leaves were appended now (empty when the log already held them all).
+        public var appendedLines: [Int]
+        public var treeSize: UInt64
+        public var receiptsWritten: Int
+        /// The note verifier key an auditor gives outside verifiers (`<origin>+<key ID>+<key>`).
+        public var verifierKey: String
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// `manifest`: every line of the app's manifest, in order, with the bytes of each (without newline).
+    public func catchUp(manifest: [(line: ReportManifestLine, text: [UInt8])]) throws -> CaughtUp {
+        let store = publisher.store
+        let current = try publisher.currentCheckpoint()
+        let size = current?.checkpoint.size ?? 0
+        var logged = 0
+        if let current, size > 0 {
+            // The last leaf decides what is appended: trust it only once it is proven under the signed root.
+            let reader = TileHashReader(store: store, treeSize: size)
+            let last = try reader.entry(at: size - 1)
+            try reader.tree.inclusionProof(index: size - 1, size: size).verify(
+                leafHash: MerkleHash.leaf(last), rootHash: current.checkpoint.rootHash)
+            guard let sequence = ReportLogEntries.reportSequence(ofLeaf: last), sequence >= 1 else {
+                throw Failure(description: "\(store.directory): the last leaf is not a report leaf; run report verify")
+            }
+            logged = sequence
+        }
+        guard logged <= manifest.count else {
+            throw Failure(
+                description: "\(store.directory): the log holds manifest line \(logged) but the manifest has only "
+                    + "\(manifest.count) lines; run report verify")
+        }
+        // The line before the new ones, whose receipts a crash after its append may have left unwritten.
+        let firstReceipted = max(logged - 1, 0)
+        var groups: [ReportLogEntries] = []
+        for (line, text) in manifest[firstReceipted...] {
+            groups.append(try entries(line: line, text: text))
+        }
+        let newLeaves = groups.dropFirst(logged - firstReceipted).flatMap(\.all)
+        var treeSize = size
+        if !newLeaves.isEmpty { treeSize = try publisher.append(Array(newLeaves)).checkpoint.checkpoint.size }
+        // The groups end at the log's last leaf: walk back from it to each outcome leaf's index.
+        var end = treeSize
+        var receipts: [(key: ReportLogEntries.DeletionKey, index: UInt64, entry: [UInt8])] = []
+        for group in groups.reversed() {
+            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.all.count))
+            guard !underflow else {
+                throw Failure(
+                    description: "\(store.directory) holds fewer leaves than its reports give; run report verify")
+            }
+            for (offset, outcome) in group.outcomes.enumerated() {
+                receipts.append((outcome.key, start + UInt64(offset), outcome.entry))
+            }
+            end = start
+        }
+        // Later leaves first, so the first receipt written per deletion is its latest outcome.
+        var written = Set<ReportLogEntries.DeletionKey>()
+        for receipt in receipts.sorted(by: { $0.index > $1.index }) where written.insert(receipt.key).inserted {
+            let proof = try publisher.receipt(index: receipt.index, extra: receipt.entry)
+            try writeAtomically(proof.bytes, to: appDirectory + "/" + receipt.key.receiptPath)
+        }
+        return CaughtUp(
+            appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
+            receiptsWritten: written.count, verifierKey: publisher.signer.verifierKey.text)
+    }
+
+    private func entries(line: ReportManifestLine, text: [UInt8]) throws -> ReportLogEntries {
+        guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
+            let bytes = FileManager.default.contents(atPath: appDirectory + "/" + json.path)
+        else {
+            throw Failure(description: "\(appDirectory): the JSON report of manifest line \(line.sequence) is missing")
+        }
+        do {
+            return try ReportLogEntries(line: line, lineText: text, reportJSON: Array(bytes))
+        } catch {
+            throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
+        }
+    }
+
+    private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw Failure(description: "\(path): cannot write the receipt")
+        }
+        guard rename(temporary, path) == 0 else { throw Failure(description: "\(path): cannot rename into place") }
+    }
+}

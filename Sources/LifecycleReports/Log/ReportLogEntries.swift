@@ -1,0 +1,109 @@
+import LifecycleCore
+import LifecycleCrypto
+
+/// The leaves one report adds to its app's transparency log, derived from its manifest line and its JSON
+/// file alone, so that the writer and any verifier compute the same bytes.
+///
+/// A report's leaves are one `deletion-outcome` leaf per row of its `subjects[]`, in the report's order, then
+/// one `report` leaf for its manifest line. The report leaf comes last so the log's last leaf always names
+/// the last manifest line it holds: that is how an append that a crash cut short is found and repaired. Each
+/// leaf is a JSON object serialised compactly with members sorted by name (the manifest's canonical form).
+public struct ReportLogEntries: Hashable, Sendable {
+    /// What identifies one deletion request across reports (its receipt file is named after it).
+    public struct DeletionKey: Hashable, Sendable, Comparable {
+        public var subject: String
+        public var eventType: String
+        public var eventTime: String
+
+        /// `receipts/<subject>-<eventType>-<eventTime without - : .>.tlog-proof`; pseudonyms and event types hold
+        /// only `[a-z0-9_-]`, so the name needs no escaping.
+        public var receiptPath: String {
+            let compactTime = eventTime.filter { $0 != "-" && $0 != ":" && $0 != "." }
+            return "\(ReportLogEntries.receiptDirectory)/\(subject)-\(eventType)-\(compactTime).tlog-proof"
+        }
+
+        public static func < (lhs: DeletionKey, rhs: DeletionKey) -> Bool { lhs.receiptPath < rhs.receiptPath }
+    }
+
+    public static let logDirectory = "log"
+    public static let receiptDirectory = "receipts"
+    /// The members of a `subjects[]` row copied into its outcome leaf.
+    static let outcomeMembers = [
+        "subject", "eventType", "eventTime", "policy", "deadline", "outcome", "onTime", "completedAt", "verification",
+    ]
+
+    /// The deletion-outcome leaves, with the deletion each one is about.
+    public var outcomes: [(key: DeletionKey, entry: [UInt8])]
+    /// The report leaf.
+    public var report: [UInt8]
+
+    /// Every leaf, in log order.
+    public var all: [[UInt8]] { outcomes.map(\.entry) + [report] }
+
+    public static func == (lhs: ReportLogEntries, rhs: ReportLogEntries) -> Bool { lhs.all == rhs.all }
+    public func hash(into hasher: inout Hasher) { hasher.combine(all) }
+
+    /// The log's origin line and key name (c2sp.org/tlog-checkpoint: the origin names the log; the key name
+    /// should match it). App ids hold only `[a-z0-9_-]`, so it is a valid note key name.
+    public static func origin(app: String) -> String { "accountlifecycle/deletion-reports/\(app)" }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The leaves of the report that `line` (whose bytes, without newline, are `lineText`) lists, given the
+    /// bytes of its JSON file. Refuses a JSON file whose SHA-256 is not the one on the line.
+    public init(line: ReportManifestLine, lineText: some Collection<UInt8>, reportJSON: [UInt8]) throws(Failure) {
+        guard let listed = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
+            throw Failure(description: "manifest line \(line.sequence) lists no JSON report")
+        }
+        guard SHA256.hexDigest(reportJSON) == listed.sha256 else {
+            throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
+        }
+        guard let document = JSONValue.parseIfValid(reportJSON), let rows = document["subjects"]?.arrayValue else {
+            throw Failure(description: "\(listed.path): not a JSON report with subjects[]")
+        }
+        var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
+        for (position, row) in rows.enumerated() {
+            guard let subject = row["subject"]?.stringValue, let eventType = row["eventType"]?.stringValue,
+                let eventTime = row["eventTime"]?.stringValue
+            else {
+                throw Failure(
+                    description: "\(listed.path): subjects[\(position)] lacks subject, eventType or eventTime")
+            }
+            var object: [String: JSONValue] = [
+                "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
+            ]
+            for member in Self.outcomeMembers { object[member] = row[member] ?? .null }
+            outcomes.append(
+                (DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), Self.serialize(object)))
+        }
+        self.outcomes = outcomes
+        report = Self.serialize([
+            "kind": "report", "app": .string(line.app), "sequence": .integer(Int64(line.sequence)),
+            "generatedAt": .string(line.generatedAt.iso8601),
+            "manifestLineSha256": .string(ReportManifestLine.chainHash(lineText)),
+        ])
+    }
+
+    /// The manifest sequence a report leaf names; nil for any other leaf.
+    public static func reportSequence(ofLeaf entry: [UInt8]) -> Int? {
+        guard let value = JSONValue.parseIfValid(entry), value["kind"]?.stringValue == "report",
+            let sequence = value["sequence"]?.integerValue
+        else { return nil }
+        return Int(exactly: sequence)
+    }
+
+    /// The deletion a deletion-outcome leaf is about; nil for any other leaf.
+    public static func deletionKey(ofLeaf entry: [UInt8]) -> DeletionKey? {
+        guard let value = JSONValue.parseIfValid(entry), value["kind"]?.stringValue == "deletion-outcome",
+            let subject = value["subject"]?.stringValue, let eventType = value["eventType"]?.stringValue,
+            let eventTime = value["eventTime"]?.stringValue
+        else { return nil }
+        return DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime)
+    }
+
+    private static func serialize(_ object: [String: JSONValue]) -> [UInt8] {
+        Array(JSONValue.object(JSONObject(object)).serialized(sortedKeys: true).utf8)
+    }
+}

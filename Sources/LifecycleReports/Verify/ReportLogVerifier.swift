@@ -1,0 +1,145 @@
+import Foundation
+import LifecycleCrypto
+import TransparencyLog
+
+/// The transparency-log half of `lifecycle report verify`, for one app, after its manifest verified:
+///
+/// 1. the log as an outside auditor reads it (``LogAuditor``): the checkpoint's Ed25519 note signature by the
+///    given key under the app's origin, every tile against the tile above, every entry against its leaf hash,
+///    the tiles' root against the signed root; and, given a checkpoint the auditor kept, the consistency proof
+///    from it to the current one (RFC 9162 §2.1.4), so a rewritten history is named even when re-signed;
+/// 2. the log holds exactly the leaves the manifest and its reports give (``ReportLogEntries``), in order, and
+///    each report leaf's inclusion proof leads to the signed root (RFC 9162 §2.1.3);
+/// 3. every receipt: its proof against its own checkpoint, that checkpoint consistent with the current one,
+///    its entry the log's leaf at its index and named by its file; and every deletion has a receipt of its
+///    latest outcome.
+enum ReportLogVerifier {
+    struct Verified: Sendable {
+        var treeSize: UInt64
+        var receipts: Int
+        var verifierKey: String
+        var keptCheckpointChecked: Bool
+    }
+
+    /// `kept`: a checkpoint file of this app's log that the auditor kept, with its path (for messages).
+    static func verify(
+        appDirectory: String, app: String, manifest: [(line: ReportManifestLine, text: [UInt8])],
+        publicKey: Ed25519PublicKey, kept: (path: String, bytes: [UInt8])?
+    ) -> Result<Verified, ReportVerifier.Broken> {
+        let origin = ReportLogEntries.origin(app: app)
+        let logDirectory = appDirectory + "/" + ReportLogEntries.logDirectory
+        let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
+        func broken(_ item: String, _ problem: String) -> Result<Verified, ReportVerifier.Broken> {
+            .failure(ReportVerifier.Broken(item: item, problem: problem))
+        }
+        let key: NoteVerifierKey
+        do { key = try NoteVerifierKey(name: origin, publicKey: publicKey) } catch {
+            return broken(logDirectory, "\(error)")
+        }
+        let store = DirectoryTileStore(directory: logDirectory)
+        guard (try? store.read(LogPublisher.checkpointPath)) != nil else {
+            return broken(
+                logDirectory + "/" + LogPublisher.checkpointPath,
+                "missing: these reports are in no transparency log (the next report generate publishes it)")
+        }
+        let auditor = LogAuditor(store: store, origin: origin, trusting: [key])
+        let audit = auditor.audit(keptCheckpoint: kept?.bytes)
+        if let problem = audit.problems.first {
+            if problem.code == .rewrittenHistory, let kept { return broken(kept.path, problem.description) }
+            return broken(logDirectory, problem.description)
+        }
+        guard let current = audit.checkpoint else { return broken(logDirectory, "no verified checkpoint") }
+        let size = current.checkpoint.size
+        let reader = TileHashReader(store: store, treeSize: size)
+
+        // 2. The leaves the reports give, against the leaves the log holds.
+        var index: UInt64 = 0
+        var latest: [ReportLogEntries.DeletionKey: UInt64] = [:]
+        for (line, text) in manifest {
+            let item = "\(manifestPath) line \(line.sequence)"
+            let entries: ReportLogEntries
+            do {
+                guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
+                    let bytes = FileManager.default.contents(atPath: appDirectory + "/" + json.path)
+                else { return broken(item, "its JSON report cannot be read") }
+                entries = try ReportLogEntries(line: line, lineText: text, reportJSON: Array(bytes))
+            } catch {
+                return broken(item, "\(error)")
+            }
+            let leaves = entries.all
+            guard index + UInt64(leaves.count) <= size else {
+                return broken(
+                    item,
+                    "not in the transparency log: its checkpoint (size \(size)) ends before this report's leaves "
+                        + "(a write was cut short; the next report generate appends them)")
+            }
+            for (offset, leaf) in leaves.enumerated() {
+                let at = index + UInt64(offset)
+                let logged: [UInt8]
+                do { logged = try reader.entry(at: at) } catch { return broken(logDirectory, "\(error)") }
+                guard logged == leaf else {
+                    let kind = offset == leaves.count - 1 ? "report" : "deletion-outcome"
+                    return broken(
+                        "\(logDirectory) leaf \(at)",
+                        "differs from the \(kind) leaf that manifest line \(line.sequence) and its report give "
+                            + "(the log or the report was changed)")
+                }
+                if offset < entries.outcomes.count { latest[entries.outcomes[offset].key] = at }
+            }
+            let reportIndex = index + UInt64(leaves.count - 1)
+            do {
+                let proof = try reader.tree.inclusionProof(index: reportIndex, size: size)
+                try proof.verify(leafHash: MerkleHash.leaf(entries.report), rootHash: current.checkpoint.rootHash)
+            } catch {
+                return broken(item, "its report leaf \(reportIndex) is not included: \(error)")
+            }
+            index += UInt64(leaves.count)
+        }
+        guard index == size else {
+            return broken(
+                logDirectory,
+                "holds \(size - index) leaves after the last manifest line's (a manifest line was deleted, or leaves "
+                    + "were added that no report gives)")
+        }
+
+        // 3. Receipts.
+        let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: receiptDirectory)) ?? [])
+            .filter { $0.hasSuffix(".tlog-proof") }.sorted()
+        var receipted: [ReportLogEntries.DeletionKey: UInt64] = [:]
+        for name in names {
+            let path = receiptDirectory + "/" + name
+            guard let bytes = FileManager.default.contents(atPath: path) else { return broken(path, "cannot be read") }
+            do {
+                let proof = try LogProof(parsing: Array(bytes))
+                let signed = try auditor.verifyReceipt(Array(bytes))
+                try auditor.verifyConsistency(from: signed, to: current)
+                guard let entry = proof.extra, proof.index < size, try reader.entry(at: proof.index) == entry else {
+                    return broken(path, "its entry is not the log's leaf \(proof.index)")
+                }
+                guard let key = ReportLogEntries.deletionKey(ofLeaf: entry),
+                    key.receiptPath == ReportLogEntries.receiptDirectory + "/" + name
+                else { return broken(path, "its entry is not the deletion outcome its file name says") }
+                receipted[key] = proof.index
+            } catch {
+                return broken(path, "\(error)")
+            }
+        }
+        for (deletion, leaf) in latest.sorted(by: { $0.key < $1.key }) where receipted[deletion] != leaf {
+            let path = appDirectory + "/" + deletion.receiptPath
+            guard let held = receipted[deletion] else {
+                return broken(path, "missing: deletion outcome leaf \(leaf) has no receipt")
+            }
+            return broken(path, "proves leaf \(held), not the deletion's latest outcome, leaf \(leaf)")
+        }
+        return .success(
+            Verified(
+                treeSize: size, receipts: names.count, verifierKey: key.text, keptCheckpointChecked: kept != nil))
+    }
+
+    /// The origin line of a checkpoint note, unverified: only to choose which app's log it is checked against.
+    static func origin(ofCheckpoint bytes: [UInt8]) -> String? {
+        guard let end = bytes.firstIndex(of: 0x0A), end > 0 else { return nil }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import LifecycleCore
+import LifecycleCrypto
+import LifecycleEngine
+import LifecycleReports
+import TestSupport
+import Testing
+import TransparencyLog
+
+/// The reports' transparency log through the real `lifecycle` binary: `report generate` publishes every report
+/// and deletion outcome as leaves of `reports/<app>/log/` with a receipt per deletion, `report verify` checks
+/// them and exits 1 naming a changed tile, entry or receipt, a log a crash left behind, and a rewritten,
+/// re-signed history that only the auditor's kept checkpoint can expose; and two verifiers nobody here wrote
+/// accept the published log.
+@Suite("Reports' transparency log through the lifecycle binary")
+struct ReportLogTests {
+    /// A dev-setup directory with two in-app deletions, reported once.
+    struct Run {
+        let directory: String
+        var reports: String { directory + "/reports" }
+        var app: String { reports + "/demo" }
+        var log: String { app + "/log" }
+        var receipts: String { app + "/receipts" }
+        var configuration: ServiceConfiguration {
+            get throws { try ServiceConfiguration.load(file: directory + "/lifecycle.json", environment: [:]) }
+        }
+
+        func lifecycle(_ arguments: [String]) async throws -> LifecycleProcess.Finished {
+            try await LifecycleProcess.run(arguments + ["--config", "lifecycle.json"], directory: directory)
+        }
+
+        func generate() async throws {
+            let generated = try await lifecycle(["report", "generate"])
+            try #require(generated.status == 0, "\(generated)")
+        }
+
+        func verify(_ extra: [String] = []) async throws -> LifecycleProcess.Finished {
+            try await lifecycle(["report", "verify"] + extra)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: directory) }
+
+        func read(_ path: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path))) }
+        func write(_ path: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+        func files(in directory: String, suffix: String = "") -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(suffix) }
+                .sorted().map { directory + "/" + $0 }
+        }
+
+        /// The single file under `log/tile/<kind>/` of the current size (the logs here stay below 256 leaves).
+        func partialTile(_ kind: String) throws -> String {
+            try #require(files(in: log + "/tile/\(kind)/000.p").first)
+        }
+    }
+
+    static func deletedRun(subjects: [String] = ["s1", "s2"]) async throws -> Run {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tlog-\(UUID().uuidString)").path
+        let setup = try await LifecycleProcess.run(["dev-setup", "--directory", directory])
+        try #require(setup.status == 0, "dev-setup: \(setup)")
+        let run = Run(directory: directory)
+        for subject in subjects {
+            let deleted = try await run.lifecycle(["account", "delete", "--app", "demo", "--sub", subject])
+            try #require(deleted.status == 0, "\(deleted)")
+        }
+        try await run.generate()
+        return run
+    }
+
+    static func broken(_ finished: LifecycleProcess.Finished) -> String {
+        finished.errorLines.filter { $0.contains("BROKEN") }.joined(separator: "\n")
+    }
+
+    @Test("generate publishes a checkpoint, tiles and receipts that verify; a second report only appends")
+    func publishedLogVerifies() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let checkpoint = String(decoding: try run.read(run.log + "/checkpoint"), as: UTF8.self)
+        // Two deletion-outcome leaves and one report leaf; the origin is the note's first line.
+        #expect(checkpoint.hasPrefix("accountlifecycle/deletion-reports/demo\n3\n"), "\(checkpoint)")
+        #expect(checkpoint.contains("\n\n— accountlifecycle/deletion-reports/demo "))
+        #expect(run.files(in: run.receipts, suffix: ".tlog-proof").count == 2)
+        let first = try await run.verify()
+        #expect(first.status == 0, "\(first)")
+        #expect(first.output.contains("verified 1 reports in 1 manifests"), "\(first.output)")
+        #expect(
+            first.output.contains("log \(run.log): 3 leaves, 2 receipts; key accountlifecycle/deletion-reports/demo+"))
+
+        try await run.generate()
+        let second = try await run.verify(["--json"])
+        #expect(second.status == 0, "\(second)")
+        let document = try JSONValue.parse(second.output)
+        let log = document["logs"]?.arrayValue?.first
+        #expect(log?["treeSize"] == .integer(6))
+        #expect(log?["receipts"] == .integer(2))
+        // Each receipt now proves the second report's outcome of its deletion.
+        for receipt in run.files(in: run.receipts, suffix: ".tlog-proof") {
+            let proof = try LogProof(parsing: try run.read(receipt))
+            #expect(proof.index >= 3 && proof.index < 5, "\(receipt)")
+            #expect(String(decoding: try #require(proof.extra), as: UTF8.self).contains("\"report\":2"))
+        }
+    }
+
+    @Test("a changed tile, entry or receipt makes verify exit 1 naming it", arguments: ["tile", "entry", "receipt"])
+    func tampering(target: String) async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let path: String
+        switch target {
+        case "tile":
+            path = try run.partialTile("0")
+            var bytes = try run.read(path)
+            bytes[40] ^= 0x01
+            try run.write(path, bytes)
+        case "entry":
+            path = try run.partialTile("entries")
+            var bytes = try run.read(path)
+            // Inside the last entry's JSON text: `"kind":"report"` becomes `"kind":"rfport"`.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let range = try #require(text.range(of: "\"report\"", options: .backwards))
+            bytes[text.utf8.distance(from: text.utf8.startIndex, to: range.lowerBound) + 2] = UInt8(ascii: "f")
+            try run.write(path, bytes)
+        default:
+            // The receipt's entry claims another outcome; its proof is left as the log gave it.
+            path = try #require(run.files(in: run.receipts, suffix: ".tlog-proof").first)
+            let proof = try LogProof(parsing: try run.read(path))
+            let entry = String(decoding: try #require(proof.extra), as: UTF8.self)
+            let claimed = entry.replacingOccurrences(of: "\"outcome\":\"", with: "\"outcome\":\"not-")
+            #expect(claimed != entry)
+            var forged = proof
+            forged.extra = Array(claimed.utf8)
+            try run.write(path, forged.bytes)
+        }
+        let verified = try await run.verify()
+        #expect(verified.status == 1, "\(verified)")
+        let line = Self.broken(verified)
+        #expect(line.split(separator: "\n").count == 1, "\(verified.errors)")
+        let named = target == "receipt" ? path : String(path.dropFirst(run.log.count + 1))
+        #expect(line.contains(named), "\(target): \(line)")
+    }
+
+    @Test("appending a report's leaves again adds nothing: the log's last leaf says which lines it holds")
+    func appendIsIdempotent() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        try await run.generate()
+        let checkpoint = try run.read(run.log + "/checkpoint")
+        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
+        for text in String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self).split(separator: "\n") {
+            manifest.append((try #require(ReportManifestLine(parsing: Array(text.utf8))), Array(text.utf8)))
+        }
+        let key = try ReportKeys.signingKey(path: try run.configuration.reports.signingKeyFile)
+        // The step a retried write runs: the log already holds both lines.
+        let again = try ReportLog(appDirectory: run.app, app: "demo", signingKey: key).catchUp(manifest: manifest)
+        #expect(again.appendedLines.isEmpty)
+        #expect(again.treeSize == 6)
+        #expect(try run.read(run.log + "/checkpoint") == checkpoint)
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.output.contains("6 leaves, 2 receipts"), "\(verified.output)")
+    }
+
+    @Test("a crash between the manifest line and the log is refused by verify and repaired by the next generate")
+    func crashBetweenReportAndLog() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let checkpoint = try run.read(run.log + "/checkpoint")
+        try await run.generate()
+        // What a crash after the new tiles but before the new checkpoint leaves behind.
+        try run.write(run.log + "/checkpoint", checkpoint)
+        let refused = try await run.verify()
+        #expect(refused.status == 1, "\(refused)")
+        #expect(Self.broken(refused).contains("manifest.jsonl line 2: not in the transparency log"), "\(refused)")
+
+        let repaired = try await run.lifecycle(["report", "generate", "--json"])
+        #expect(repaired.status == 0, "\(repaired)")
+        let written = try JSONValue.parse(repaired.output)
+        #expect(written.arrayValue?.first?["loggedLines"] == [.integer(2), .integer(3)])
+        // Verify matches the log leaf for leaf against the three reports: nothing is missing or there twice.
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.output.contains("9 leaves, 2 receipts"), "\(verified.output)")
+
+        // A crash after the checkpoint but before the receipts: named, then rewritten by the next generate.
+        for receipt in run.files(in: run.receipts) { try FileManager.default.removeItem(atPath: receipt) }
+        let missing = try await run.verify()
+        #expect(missing.status == 1)
+        #expect(Self.broken(missing).contains("missing: deletion outcome leaf"), "\(missing)")
+        try await run.generate()
+        #expect(try await run.verify().status == 0)
+    }
+
+    @Test("a history rewritten and re-signed with the real key passes alone but not against the kept checkpoint")
+    func rewrittenHistory() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let kept = run.directory + "/kept-checkpoint"
+        try run.write(kept, try run.read(run.log + "/checkpoint"))
+        try await run.generate()
+        let extended = try await run.verify(["--checkpoint", kept])
+        #expect(extended.status == 0, "\(extended)")
+        #expect(extended.output.contains("consistent with --checkpoint"), "\(extended.output)")
+
+        // The operator, holding the signing key, changes report 1's first outcome, re-signs both manifest
+        // lines, and rebuilds the log and receipts from scratch: every signature and hash is in order.
+        let key = try ReportKeys.signingKey(path: try run.configuration.reports.signingKeyFile)
+        let manifestPath = run.app + "/manifest.jsonl"
+        var lines: [ReportManifestLine] = []
+        for text in String(decoding: try run.read(manifestPath), as: UTF8.self).split(separator: "\n") {
+            lines.append(try #require(ReportManifestLine(parsing: Array(text.utf8))))
+        }
+        let jsonPath = run.app + "/" + lines[0].files[1].path
+        let json = String(decoding: try run.read(jsonPath), as: UTF8.self)
+        let outcome = try #require(json.range(of: #""outcome": *""#, options: .regularExpression))
+        let rewritten = Array(json.replacingCharacters(in: outcome, with: "\"outcome\": \"not-").utf8)
+        #expect(rewritten != Array(json.utf8))
+        try run.write(jsonPath, rewritten)
+        lines[0].files[1].sha256 = SHA256.hexDigest(rewritten)
+        try lines[0].sign(with: key)
+        lines[1].previousLineSHA256 = ReportManifestLine.chainHash(Array(lines[0].text.utf8))
+        try lines[1].sign(with: key)
+        try run.write(manifestPath, Array(lines.map { $0.text + "\n" }.joined().utf8))
+        try FileManager.default.removeItem(atPath: run.log)
+        try FileManager.default.removeItem(atPath: run.receipts)
+        _ = try ReportLog(appDirectory: run.app, app: "demo", signingKey: key).catchUp(
+            manifest: lines.map { ($0, Array($0.text.utf8)) })
+
+        #expect(try await run.verify().status == 0, "the rewrite is self-consistent; only a kept checkpoint tells")
+        let refused = try await run.verify(["--checkpoint", kept])
+        #expect(refused.status == 1, "\(refused)")
+        let line = Self.broken(refused)
+        #expect(line.contains("BROKEN \(kept): rewritten history"), "\(refused)")
+    }
+
+    @Test("a log rolled back behind the auditor's kept checkpoint is rewritten history")
+    func rolledBack() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let copy = run.directory + "/reports-at-1"
+        try FileManager.default.copyItem(atPath: run.reports, toPath: copy)
+        try await run.generate()
+        let kept = run.directory + "/kept-checkpoint"
+        try run.write(kept, try run.read(run.log + "/checkpoint"))
+        try FileManager.default.removeItem(atPath: run.reports)
+        try FileManager.default.moveItem(atPath: copy, toPath: run.reports)
+        #expect(try await run.verify().status == 0)
+        let refused = try await run.verify(["--checkpoint", kept])
+        #expect(refused.status == 1)
+        #expect(
+            Self.broken(refused).contains("\(kept): rewritten history: the kept checkpoint has size 6"), "\(refused)")
+    }
+
+    @Test("the Python verifier written from the specs and aics-tlog from PyPI accept the log of a real run")
+    func outsideVerifiersAccept() async throws {
+        let run = try await Self.deletedRun(subjects: ["s1", "s2", "s3"])
+        defer { run.remove() }
+        let kept = run.directory + "/kept-checkpoint"
+        try run.write(kept, try run.read(run.log + "/checkpoint"))
+        try await run.generate()
+        let verified = try await run.verify(["--json"])
+        try #require(verified.status == 0, "\(verified)")
+        let verifierKey = try #require(
+            try JSONValue.parse(verified.output)["logs"]?.arrayValue?.first?["verifierKey"]?.stringValue)
+        let origin = "accountlifecycle/deletion-reports/demo"
+
+        var receipts: [String] = []
+        for (number, receipt) in run.files(in: run.receipts, suffix: ".tlog-proof").enumerated() {
+            let entry = run.directory + "/entry-\(number)"
+            try run.write(entry, try #require(try LogProof(parsing: try run.read(receipt)).extra))
+            receipts += ["--receipt", receipt, "--entry", entry]
+        }
+        #expect(receipts.count == 12)
+        let python = try #require(ExternalProcess.find("python3"), "python3 is not on PATH")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("TransparencyLogTests/Verifier/tlog_verify.py").path
+        let fromSpec = try await ExternalProcess.run(
+            python, [script, "--log", run.log, "--vkey", verifierKey, "--origin", origin, "--kept", kept] + receipts)
+        #expect(fromSpec.status == 0, "\(fromSpec.output)")
+        #expect(fromSpec.output.contains("ok: 8 entries hash to their leaves"), "\(fromSpec.output)")
+        #expect(fromSpec.output.components(separatedBy: "ok: receipt").count - 1 == 3, "\(fromSpec.output)")
+
+        let tool: String
+        switch await AicsTlog.tool.value {
+        case .success(let executable): tool = executable
+        case .failure(let failure): try Test.cancel("aics-tlog unavailable: \(failure)")
+        }
+        let key = ["--log-key", verifierKey, "--origin", origin]
+        let checkpoint = try await ExternalProcess.run(tool, ["verify-checkpoint", "--tiles", run.log] + key)
+        #expect(checkpoint.status == 0, "\(checkpoint.output)")
+        #expect(checkpoint.output.contains("\"tiles_ok\": true"), "\(checkpoint.output)")
+        for index in stride(from: 0, to: receipts.count, by: 4) {
+            let proof = try LogProof(parsing: try run.read(receipts[index + 1]))
+            let inclusion = try await ExternalProcess.run(
+                tool,
+                ["verify-inclusion", "--tiles", run.log, "--index", String(proof.index), "--leaf", receipts[index + 3]]
+                    + key)
+            #expect(inclusion.status == 0, "\(inclusion.output)")
+        }
+        let consistency = try await ExternalProcess.run(
+            tool, ["verify-consistency", "--tiles", run.log, "--old-checkpoint", kept] + key)
+        #expect(consistency.status == 0, "\(consistency.output)")
+    }
+}
