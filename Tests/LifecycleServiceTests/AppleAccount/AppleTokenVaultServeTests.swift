@@ -69,6 +69,15 @@ struct AppleTokenVaultServeTests {
         #expect(ForensicScan.filesContaining(code, in: files) == [], "authorization code in plaintext")
         #expect(files.contains { $0.name == "serve.log" }, "the log is among the files scanned")
         #expect(fixture.logEvents("apple.token_stored").count == 1)
+
+        // The data-subject export lists the sealed token as opening, without showing it.
+        let export = try await fixture.lifecycle([
+            "account", "export", "--app", "shop", "--sub", Self.subject, "--config", fixture.configurationFile,
+        ])
+        #expect(export.status == 0, "\(export)")
+        #expect(
+            export.output.contains("apple_tokens.sealed_refresh_token: <opens; a credential, not shown>"), "\(export)")
+        #expect(!export.output.contains(refreshToken))
         await setup.fake.stop()
     }
 
