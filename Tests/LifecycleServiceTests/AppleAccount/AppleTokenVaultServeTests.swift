@@ -81,6 +81,29 @@ struct AppleTokenVaultServeTests {
         await setup.fake.stop()
     }
 
+    @Test("a web sign-in's code with its redirectUri is exchanged under the app's web client ID (Services ID)")
+    func webSignIn() async throws {
+        let setup = try AppleTestSetup()
+        let fixture = try await Self.start(setup)
+        let redirect = "https://shop.example.com/apple/callback"
+        let code = setup.fake.issueAuthorizationCode(
+            clientID: AppleTestSetup.webClientID, subject: Self.subject, redirectURI: redirect)
+        let linked = try await fixture.admin(
+            "PUT", Self.linkPath,
+            body: Self.body(["authorizationCode": .string(code), "redirectUri": .string(redirect)]))
+        #expect(linked.status == 200, "\(linked)")
+        #expect(linked.json?["appleToken"]?["clientId"] == .string(AppleTestSetup.webClientID), "\(linked)")
+        #expect(setup.fake.requests(to: .token).first?.form["redirect_uri"] == redirect)
+        // A client ID the app does not have is refused before Apple is asked.
+        let unknown = try await fixture.admin(
+            "PUT", Self.linkPath,
+            body: Self.body(["authorizationCode": "c1.0.fake", "clientId": "com.example.unrelated"]))
+        #expect(unknown.status == 422 && unknown.json?["error"] == "invalid_client_id", "\(unknown)")
+        #expect(setup.fake.requests(to: .token).count == 1)
+        _ = await fixture.stop()
+        await setup.fake.stop()
+    }
+
     @Test("the metric counts each Apple call by endpoint and outcome")
     func metric() async throws {
         let setup = try AppleTestSetup()
