@@ -6,7 +6,7 @@ import LifecycleEngine
 /// clear line on standard error with a non-zero exit status.
 public enum CommandLineInterface {
     static let commands: [any LifecycleCommand.Type] = [
-        EndpointCommand.self, ReconcileCommand.self,
+        EndpointCommand.self, AppleCommand.self, ReconcileCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
         JobsCommand.self, ReportCommand.self, KeysCommand.self, DemoCommand.self,

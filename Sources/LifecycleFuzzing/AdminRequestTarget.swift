@@ -1,7 +1,7 @@
 import LifecycleCore
 import LifecycleServer
 
-/// What the admin API parses from a request: the `link`/`deletion` body, the step-completion body, and the
+/// What the admin API parses from a request: the `link` and `deletion` bodies, the step-completion body, and the
 /// list routes' query strings. The first byte picks the parser; the rest is its input.
 ///
 /// Properties: an accepted `eventTime` formats and parses back; accepted counts are non-negative and
@@ -20,6 +20,7 @@ enum AdminRequestTarget {
         do {
             switch selector % 4 {
             case 0:
+                try checkLink(input)
                 if let instant = try AdminRequestBody.eventTime(from: input) {
                     try require(ISO8601Format.parse(instant.iso8601) == instant, "eventTime does not round-trip")
                 }
@@ -49,6 +50,29 @@ enum AdminRequestTarget {
                 "code \(refusal.code) does not round-trip")
         } catch {
             throw PropertyFailure("unexpected error \(error)")
+        }
+    }
+
+    /// The `link` body: accepted credentials are 1…8,192 visible ASCII characters; refusals are 4xx.
+    static func checkLink(_ input: [UInt8]) throws(PropertyFailure) {
+        let request: LinkRequestBody
+        do {
+            request = try LinkRequestBody.parse(input)
+        } catch {
+            try require((400...499).contains(error.status), "link body refused with status \(error.status)")
+            return
+        }
+        var values = [request.clientID].compactMap { $0 }
+        switch request.credential {
+        case .authorizationCode(let code, let redirectURI)?: values += [code] + [redirectURI].compactMap { $0 }
+        case .refreshToken(let token)?: values.append(token)
+        case nil: try require(request.clientID == nil, "a clientId without a credential was accepted")
+        }
+        for value in values {
+            try require(
+                (1...LinkRequestBody.maximumValueLength).contains(value.utf8.count)
+                    && value.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E },
+                "a credential value outside visible ASCII was accepted")
         }
     }
 

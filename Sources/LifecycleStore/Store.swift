@@ -63,8 +63,9 @@ public protocol StoreReader {
     /// ordered by `sub` (byte order): keyset paging, so a long walk neither skips nor repeats an account
     /// while others are inserted.
     func accounts(app: String, afterSubject: String?, limit: Int) throws -> [(subject: String, record: AccountRecord)]
-    /// The sealed (encrypted by the service) Apple refresh token of an account, nil when none is kept.
-    func appleToken(app: String, subject: String) throws -> [UInt8]?
+    /// The token vault's row of an account (its sealed refresh token, when kept, and the token's
+    /// bookkeeping), nil when the account never had one.
+    func appleToken(app: String, subject: String) throws -> StoredAppleToken?
 
     // MARK: History
 
@@ -162,12 +163,17 @@ public protocol StoreWriter: StoreReader {
 
     // MARK: Accounts
 
-    /// Creates or replaces the record of one account. Leaves its sealed Apple token as it is.
+    /// Creates or replaces the record of one account. Leaves its Apple token as it is.
     func saveAccount(app: String, subject: String, record: AccountRecord) throws
-    /// Stores (or, with nil, erases) the sealed Apple refresh token of an existing account.
+    /// Keeps the sealed Apple refresh token of an existing account, replacing any earlier one and clearing
+    /// its dropped, revoked and probed times.
     /// - Returns: false when there is no such account (nothing stored).
     @discardableResult
-    func setAppleToken(app: String, subject: String, sealed: [UInt8]?) throws -> Bool
+    func saveAppleToken(_ token: NewAppleToken) throws -> Bool
+    /// Forgets the account's Apple refresh token at `instant` (a transition dropped it); the row stays, with
+    /// the time. False when no token was kept.
+    @discardableResult
+    func dropAppleToken(app: String, subject: String, at instant: Instant) throws -> Bool
 
     // MARK: History
 

@@ -100,6 +100,19 @@ public final class FakeAppleAccountService: Sendable {
         }
     }
 
+    /// A sign-in whose code the app exchanged itself: the refresh token it then holds for `subject`.
+    public func issueRefreshToken(clientID: String, subject: String) -> String? {
+        core.state.withLock { state in
+            let now = core.now()
+            let code = state.ledger.issueCode(clientID: clientID, subject: subject, redirectURI: nil, at: now)
+            guard
+                case .success(let issued) = state.ledger.exchange(
+                    code: code, clientID: clientID, redirectURI: nil, at: now)
+            else { return nil }
+            return issued.refreshToken
+        }
+    }
+
     /// The user ends every authorization of `subject` outside the app (Settings, deleting the Apple Account):
     /// refresh grants fail from now on, and no notification is sent. Returns how many grants ended.
     @discardableResult
@@ -131,6 +144,11 @@ public final class FakeAppleAccountService: Sendable {
 
     public func requests(to endpoint: FakeAppleEndpoint) -> [FakeAppleRequest] {
         requests.filter { $0.endpoint == endpoint }
+    }
+
+    /// The refresh tokens issued for `subject`, oldest first.
+    public func refreshTokens(subject: String) -> [String] {
+        core.state.withLock { $0.ledger.grants.filter { $0.subject == subject }.map(\.refreshToken) }
     }
 
     public func isActive(refreshToken: String) -> Bool {

@@ -217,14 +217,24 @@ struct AdminAPITests {
         await harness.stop()
     }
 
-    @Test("a refresh token in the body is refused with 422 not_supported; malformed bodies are 400")
+    @Test(
+        "a refresh token for an app without Apple credentials is 422 apple_not_configured; bad bodies are 400 or 422")
     func bodyValidation() async throws {
         let harness = try ServiceHarness(adminToken: Self.token)
         let service = try await harness.start()
         let path = Self.accountPath() + "/link"
         let refused = try await Self.call(harness, "PUT", path, body: #"{"refreshToken":"r.abc"}"#)
         #expect(refused.status == 422)
-        #expect(refused.json?["error"] == "not_supported")
+        #expect(refused.json?["error"] == "apple_not_configured")
+        #expect(refused.json?["description"]?.stringValue?.contains("r.abc") == false)
+        for body in [
+            #"{"refreshToken":"r.abc","authorizationCode":"c.abc"}"#, #"{"refreshToken":""}"#,
+            #"{"authorizationCode":"has space"}"#, #"{"redirectUri":"https://x.example/cb"}"#,
+            #"{"refreshToken":"r.abc","redirectUri":"https://x.example/cb"}"#, #"{"authorizationCode":7}"#,
+        ] {
+            let bad = try await Self.call(harness, "PUT", path, body: body)
+            #expect(bad.status == 422 && bad.json?["error"] == "invalid_body", "\(body): \(bad)")
+        }
         #expect(try await Self.call(harness, "PUT", path, body: "[1]").status == 400)
         #expect(try await Self.call(harness, "PUT", path, body: #"{"eventTime":"yesterday"}"#).status == 422)
         let future = SystemClock().now().adding(seconds: 3600).iso8601

@@ -1,4 +1,5 @@
 import AppleNotifications
+import AppleRESTFake
 import Foundation
 import LifecycleCore
 import TestSupport
@@ -114,6 +115,19 @@ struct CommandLineRulesTests {
         let fixture = try await ServeFixture(
             apps: [ServeFixture.app(records: ["type": "jsonl", "path": "records.jsonl"])])
         try "".write(toFile: fixture.directory.file("records.jsonl"), atomically: true, encoding: .utf8)
+        // Credentials for `apple check`, with Apple's REST API where nothing listens (a refused connect).
+        let keyFile = try FakeAppleTeam(clientIDs: []).writeKeyFile(to: fixture.directory.path)
+        try fixture.updateConfiguration { root in
+            root["apple"] = ["jwks": "jwks.json", "restBaseURL": "https://127.0.0.1:1", "restTimeoutSeconds": 2]
+            root["apps"] = [
+                ServeFixture.app(records: ["type": "jsonl", "path": "records.jsonl"]).adding(
+                    "signInWithApple",
+                    [
+                        "teamId": "TEAMA1B2C3", "keyId": "KEYA1B2C3D", "privateKeyFile": .string(keyFile),
+                        "clients": [["id": .string(ServeFixture.clientID), "kind": "native"]],
+                    ])
+            ]
+        }
         let config = ["--config", fixture.configurationFile]
         let subject = ServeProcessTests.subject
         let demo = try TemporaryDirectory()
@@ -134,6 +148,7 @@ struct CommandLineRulesTests {
             (["report", "verify", "--json"] + config, 0),
             (["report", "lookup", "--app", "shop", "--sub", subject, "--json"] + config, 0),
             (["endpoint", "check", "http://127.0.0.1:1/apple", "--timeout", "1", "--json"], 1),
+            (["apple", "check", "--json"] + config, 1),
             (["bench", "reconcile", "--accounts", "200", "--json"], 0),
             (["bench", "ingest", "--duration", "1", "--bodies", "300", "--connections", "2", "--json"], 0),
             (["demo", "--directory", demo.path, "--policies", ErasureScenario.shippedPolicies, "--json"], 0),

@@ -1,5 +1,7 @@
+import AppleRESTFake
 import Foundation
 import LifecycleCore
+import TestSupport
 import Testing
 
 @testable import LifecycleEngine
@@ -120,13 +122,67 @@ struct ConfigurationTests {
         #expect(outcome.errors.contains("unknown key"))
     }
 
-    @Test("the shipped example configuration is valid")
-    func exampleIsValid() throws {
+    /// `lifecycle.example.json` as shipped, loaded with its paths resolved against the repository, except the
+    /// `.p8` key it names (no key is ever committed): a key made now, mode 0600, stands in for it.
+    static func loadExample() throws -> ServiceConfiguration {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let file = root.appendingPathComponent("lifecycle.example.json").path
-        let configuration = try ServiceConfiguration.load(file: file, environment: [:])
+        var document = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: file)))
+        let keys = try TemporaryDirectory(prefix: "example-key")
+        let keyFile = try FakeAppleTeam(keyID: "F6G7H8I9J0", clientIDs: []).writeKeyFile(to: keys.path)
+        document = document.replacing(key: "privateKeyFile", with: .string(keyFile))
+        return try ServiceConfiguration.parse(document, file: file, baseDirectory: root.path)
+    }
+
+    @Test("the shipped example configuration is valid, Sign in with Apple credentials included")
+    func exampleIsValid() throws {
+        let configuration = try Self.loadExample()
         #expect(configuration.apps.map(\.id) == ["shop"])
+        let credentials = try #require(configuration.apps[0].signInWithApple?.credentials)
+        #expect(credentials.clients.map(\.kind) == [.native, .web])
+        #expect(configuration.apple.restBaseURL.description == "https://appleid.apple.com")
+    }
+
+    @Test(
+        "Sign in with Apple mistakes fail with one line naming the field",
+        arguments: [
+            (["teamId": "short"], "apps[0].signInWithApple.teamId: team ID \"short\" must be 10 characters"),
+            (["keyId": nil], "apps[0].signInWithApple.keyId: missing"),
+            (
+                ["clients": [["id": "com.example.unlisted", "kind": "native"]]],
+                "apps[0].signInWithApple.clients[0].id: com.example.unlisted is not one of the app's clientIds"
+            ),
+            (["clients": [["id": "com.example.shop", "kind": "ios"]]], "clients[0].kind: unknown kind ios"),
+            (["privateKeyFile": "/nonexistent/AuthKey.p8"], "privateKeyFile: /nonexistent/AuthKey.p8 cannot be read"),
+        ] as [([String: JSONValue?], String)])
+    func appleMistakes(changes: [String: JSONValue?], expected: String) throws {
+        let keys = try TemporaryDirectory(prefix: "config-key")
+        let keyFile = try FakeAppleTeam(keyID: "KEYA1B2C3D", clientIDs: []).writeKeyFile(to: keys.path)
+        var section: JSONObject = [
+            "teamId": "TEAMA1B2C3", "keyId": "KEYA1B2C3D", "privateKeyFile": .string(keyFile),
+            "clients": [["id": "com.example.shop", "kind": "native"]],
+        ]
+        for (key, value) in changes { section[key] = value }
+        let document: JSONValue = [
+            "apps": [["id": "shop", "clientIds": ["com.example.shop"], "signInWithApple": .object(section)]]
+        ]
+        do {
+            _ = try parse(document)
+            Issue.record("accepted \(changes)")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("apple.restBaseURL defaults to Apple's and refuses anything but https")
+    func restBaseURL() throws {
+        #expect(try parse(Self.minimal).apple.restBaseURL.description == "https://appleid.apple.com")
+        let document: JSONValue = [
+            "apple": ["restBaseURL": "http://127.0.0.1:9"], "apps": [["id": "shop", "clientIds": ["a"]]],
+        ]
+        #expect(throws: ConfigurationError.self) { try parse(document) }
     }
 
     @Test("LIFECYCLE_DATABASE_URL overrides the storage URL")
@@ -147,6 +203,31 @@ struct ConfigurationTests {
             try ServiceConfiguration.load(file: "/nonexistent/lifecycle.json", environment: [:])
         } throws: { error in
             String(describing: error).contains("copy lifecycle.example.json")
+        }
+    }
+}
+
+extension JSONValue {
+    /// This object with `key` set to `value` (appended when new).
+    func adding(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(var object) = self else { return self }
+        object[key] = value
+        return .object(object)
+    }
+
+    /// Every member named `key`, at any depth, with `value` instead.
+    func replacing(key: String, with value: JSONValue) -> JSONValue {
+        switch self {
+        case .object(let object):
+            return .object(
+                JSONObject(
+                    members: object.members.map { member in
+                        (member.key, member.key == key ? value : member.value.replacing(key: key, with: value))
+                    }))
+        case .array(let elements):
+            return .array(elements.map { $0.replacing(key: key, with: value) })
+        default:
+            return self
         }
     }
 }

@@ -134,9 +134,7 @@ struct ErasurePolicyCommandTests {
         let unmapped = try Self.configuration(app: [:], policies: "/nonexistent")
         #expect(unmapped.apps[0].erasure == nil)
         #expect(ErasureScheduler(configuration: unmapped).policyReference(app: "shop") == nil)
-        let example = URL(fileURLWithPath: ErasureScenario.shippedPolicies).deletingLastPathComponent()
-            .appendingPathComponent("lifecycle.example.json").path
-        let shipped = try ServiceConfiguration.load(file: example, environment: [:])
+        let shipped = try ConfigurationTests.loadExample()
         #expect(shipped.apps.allSatisfy { $0.erasure != nil }, "the example shows a complete mapping")
     }
 }

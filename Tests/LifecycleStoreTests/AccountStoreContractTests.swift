@@ -24,14 +24,20 @@ struct AccountStoreContractTests {
         }
     }
 
+    static func token(_ sealed: [UInt8], sub: String = "sub-a", at seconds: Int64 = 0) -> NewAppleToken {
+        NewAppleToken(
+            app: "shop", subject: sub, clientID: "com.example.shop", sealedRefreshToken: sealed,
+            source: .authorizationCode, linkedAt: Fixtures.receivedAt.adding(seconds: seconds))
+    }
+
     @Test("saving an account again replaces its record and keeps its sealed Apple token", arguments: StoreFactory.all)
     func upsertKeepsToken(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in
             let sealed: [UInt8] = [0x00, 0x01, 0xFE, 0xFF, 0x00]
             let missingSet = try await store.write { writer in
-                let missing = try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: [1])
+                let missing = try writer.saveAppleToken(Self.token([1]))
                 try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.sparseAccount)
-                try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: sealed)
+                try writer.saveAppleToken(Self.token(sealed))
                 try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.fullAccount)
                 return missing
             }
@@ -44,13 +50,53 @@ struct AccountStoreContractTests {
                 )
             }
             #expect(record == Fixtures.fullAccount)
-            #expect(token == sealed)
+            #expect(token?.sealedRefreshToken == sealed)
+            #expect(token?.vaultState == .held(since: Fixtures.receivedAt))
             #expect(count == 1)
 
-            let erased = try await store.write { try $0.setAppleToken(app: "shop", subject: "sub-a", sealed: nil) }
-            #expect(erased)
-            #expect(try await store.read { try $0.appleToken(app: "shop", subject: "sub-a") } == nil)
+            let dropped = try await store.write {
+                try $0.dropAppleToken(app: "shop", subject: "sub-a", at: Fixtures.receivedAt.adding(seconds: 5))
+            }
+            #expect(dropped)
+            let after = try await store.read { try $0.appleToken(app: "shop", subject: "sub-a") }
+            #expect(after?.sealedRefreshToken == nil)
+            #expect(after?.droppedAt == Fixtures.receivedAt.adding(seconds: 5))
+            #expect(after?.vaultState == .notHeld)
+            #expect(
+                try await store.write { try $0.dropAppleToken(app: "shop", subject: "sub-a", at: Fixtures.receivedAt) }
+                    == false)
             #expect(try await store.read { try $0.account(app: "shop", subject: "sub-a") } == Fixtures.fullAccount)
+        }
+    }
+
+    @Test(
+        "the token vault keeps one row per account: a new token replaces the old and clears its dropped time",
+        arguments: StoreFactory.all)
+    func tokenVaultRow(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            try await store.write { writer in
+                try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.sparseAccount)
+                try writer.saveAccount(app: "shop", subject: "sub-b", record: Fixtures.sparseAccount)
+                try writer.saveAppleToken(Self.token([1, 2]))
+                try writer.dropAppleToken(app: "shop", subject: "sub-a", at: Fixtures.receivedAt.adding(seconds: 1))
+                var replacement = Self.token([3, 4], at: 10)
+                replacement.source = .refreshToken
+                replacement.clientID = "com.example.shop.web"
+                try writer.saveAppleToken(replacement)
+            }
+            let (a, b) = try await store.read { reader in
+                (
+                    try reader.appleToken(app: "shop", subject: "sub-a"),
+                    try reader.appleToken(app: "shop", subject: "sub-b")
+                )
+            }
+            #expect(b == nil, "an account without a token has no row")
+            let row = try #require(a)
+            #expect(row.sealedRefreshToken == [3, 4])
+            #expect(row.source == .refreshToken)
+            #expect(row.clientID == "com.example.shop.web")
+            #expect(row.linkedAt == Fixtures.receivedAt.adding(seconds: 10))
+            #expect(row.droppedAt == nil && row.revokedAt == nil && row.lastProbeAt == nil)
         }
     }
 
@@ -246,7 +292,7 @@ struct AccountStoreContractTests {
             let store = try await factory.open(location)
             try await store.write { writer in
                 try writer.saveAccount(app: "shop", subject: "sub-a", record: Fixtures.fullAccount)
-                try writer.setAppleToken(app: "shop", subject: "sub-a", sealed: [9, 8, 7])
+                try writer.saveAppleToken(Self.token([9, 8, 7]))
                 for entry in entries {
                     try writer.appendHistory(
                         app: "shop", subject: "sub-a", entry: entry, source: "replay", notificationID: nil)
@@ -263,7 +309,7 @@ struct AccountStoreContractTests {
             }
             await reopened.close()
             #expect(record == Fixtures.fullAccount)
-            #expect(token == [9, 8, 7])
+            #expect(token?.sealedRefreshToken == [9, 8, 7])
             #expect(history.map(\.entry) == entries)
         }
     }

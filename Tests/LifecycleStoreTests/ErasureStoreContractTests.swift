@@ -205,7 +205,10 @@ struct ErasureStoreContractTests {
                 _ = try writer.insertNotification(
                     Fixtures.notification(sub: sub, type: .emailEnabled, email: "abc@privaterelay.appleid.com"))
                 try writer.saveAccount(app: "shop", subject: sub, record: Fixtures.sparseAccount)
-                try writer.setAppleToken(app: "shop", subject: sub, sealed: [1, 2, 3])
+                try writer.saveAppleToken(
+                    NewAppleToken(
+                        app: "shop", subject: sub, clientID: "com.example.shop", sealedRefreshToken: [1, 2, 3],
+                        source: .authorizationCode, linkedAt: t0))
             }
             let all = Set(SubjectKeyScope.allCases)
             let before = try await store.read { [sub] in
@@ -233,7 +236,8 @@ struct ErasureStoreContractTests {
             let account = try await store.read { [sub] in try $0.account(app: "shop", subject: sub) }
             #expect(account != nil, "the account row stays as the tombstone")
             let token = try await store.read { [sub] in try $0.appleToken(app: "shop", subject: sub) }
-            #expect(token == nil)
+            #expect(token?.sealedRefreshToken == nil)
+            #expect(token?.vaultState == .notHeld, "erased: the row stays, without the token")
             let left = try await store.read { [sub] in try $0.sealedValues(app: "shop", subject: sub) }
             #expect(left.isEmpty)
         }

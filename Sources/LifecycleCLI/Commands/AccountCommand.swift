@@ -35,7 +35,8 @@ struct AccountCommand: LifecycleCommand {
         delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
                  erasure is scheduled
         export   every personal value the service keeps about the sub (relay e-mails, raw JWS, Apple
-                 token), opened with its data key, and the state of those keys: for a data-subject access
+                 refresh token: that one only shown as opening, it is a credential), opened with its data
+                 key, and the state of those keys: for a data-subject access
                  request. After erasure the keys are destroyed and nothing opens; a store (or backup) whose
                  master key was rotated away opens nothing either. Works on the store only (no --url)
 

@@ -6,8 +6,8 @@ public enum SealedColumn: String, Hashable, Sendable, CaseIterable {
     case notificationEmail = "notifications.sealed_email"
     /// The compact JWS of a notification as received (evidence of what Apple sent).
     case notificationToken = "notifications.sealed_raw_jws"
-    /// The Apple refresh token of an account.
-    case appleRefreshToken = "accounts.apple_token"
+    /// The Apple refresh token of an account, in the token vault.
+    case appleRefreshToken = "apple_tokens.sealed_refresh_token"
 
     public var scope: SubjectKeyScope {
         switch self {

@@ -32,9 +32,9 @@ public struct EffectRecorder: Sendable {
             case .emailForwardingChanged(let enabled):
                 try enqueue(.emailForwardingChanged, context: context, data: ["enabled": .bool(enabled)], in: writer)
             case .dropAppleTokens, .revokeAppleTokens:
-                // Revocation at Apple needs the team's client secret (ES256, .p8 key), which this build does
-                // not hold yet; the stored token is dropped either way so it can never be used again.
-                try writer.setAppleToken(app: context.app, subject: context.subject, sealed: nil)
+                // This build does not revoke at Apple yet: the stored token is dropped either way, so it can
+                // never be used again (the vault then shows it as not held).
+                try writer.dropAppleToken(app: context.app, subject: context.subject, at: context.input.receivedAt)
             case .schedulePolicy(let trigger):
                 try erasure?.schedule(trigger: trigger, context: context, in: writer)
             case .cancelRelinkCancellableJobs:

@@ -1,3 +1,4 @@
+import AppleAccountAPI
 import Foundation
 import LifecycleCore
 
@@ -126,13 +127,16 @@ extension ServiceConfiguration {
         try adminReader.finish()
 
         var appleReader = try root.objectOrEmpty("apple")
-        try appleReader.allow(["jwks", "issuer", "leewaySeconds", "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds"])
+        try appleReader.allow([
+            "jwks", "issuer", "leewaySeconds", "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "restBaseURL",
+            "restTimeoutSeconds",
+        ])
         var jwks = try appleReader.string(
             "jwks", default: "https://appleid.apple.com/auth/keys", fix: "an https:// URL, a file: URL or a path")
         if !jwks.hasPrefix("https://") && !jwks.hasPrefix("http://") {
             jwks = resolve(jwks.hasPrefix("file:") ? String(jwks.dropFirst("file:".count)) : jwks)
         }
-        let apple = AppleConfiguration(
+        var apple = AppleConfiguration(
             jwks: jwks,
             issuer: try appleReader.string(
                 "issuer", default: "https://appleid.apple.com", fix: "Apple's issuer is https://appleid.apple.com"),
@@ -144,12 +148,21 @@ extension ServiceConfiguration {
             jwksFetchTimeoutSeconds: Int(
                 try appleReader.integer(
                     "jwksFetchTimeoutSeconds", default: 10, range: 1...120, fix: "use seconds (default 10)")))
+        let restBaseURL = try appleReader.string(
+            "restBaseURL", default: defaultAppleRESTBaseURL, fix: "Apple's REST API is https://appleid.apple.com")
+        switch AppleBaseURL.parse(restBaseURL, field: "restBaseURL", what: "REST base URL") {
+        case .success(let url): apple.restBaseURL = url
+        case .failure(let error):
+            throw appleReader.error("restBaseURL", error.description, fix: "use https://appleid.apple.com")
+        }
+        apple.restTimeoutSeconds = Int(
+            try appleReader.integer("restTimeoutSeconds", default: 10, range: 1...120, fix: "use seconds (default 10)"))
         try appleReader.finish()
 
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds", "webhook", "records"] + appErasureKeys)
+            try appReader.allow(["id", "clientIds", "webhook", "records", "signInWithApple"] + appErasureKeys)
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -191,9 +204,12 @@ extension ServiceConfiguration {
             }
             let erasure = try parseAppErasure(&appReader, hasWebhook: webhook != nil, resolve: resolve)
             let records = try parseRecordSource(&appReader, resolve: resolve)
+            let signInWithApple = try parseAppleAccount(&appReader, clientIDs: clientIDs, resolve: resolve)
             try appReader.finish()
             apps.append(
-                AppConfiguration(id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure, records: records))
+                AppConfiguration(
+                    id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure, records: records,
+                    signInWithApple: signInWithApple))
         }
         if apps.isEmpty {
             throw ConfigurationError(

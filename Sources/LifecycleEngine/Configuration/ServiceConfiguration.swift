@@ -1,3 +1,4 @@
+import AppleAccountAPI
 import LifecycleCore
 
 /// Everything `lifecycle.json` configures, with the documented defaults applied. Secrets are never values in
@@ -117,6 +118,26 @@ public struct AppleConfiguration: Sendable {
     /// A `kid` missing from the cached set triggers at most one JWKS fetch per this interval.
     public var jwksMinRefreshSeconds: Int
     public var jwksFetchTimeoutSeconds: Int
+    /// Apple's REST API (`restBaseURL`, default `https://appleid.apple.com`): token exchange, refresh, revoke
+    /// and `/auth/keys` for the `id_token`s of a code exchange. Tests point it at a stand-in on loopback; the
+    /// peer is verified against OpenSSL's default trust store (`SSL_CERT_FILE` names another one).
+    public var restBaseURL: AppleBaseURL = .apple
+    /// Bound on each call to the REST API (`restTimeoutSeconds`, default 10).
+    public var restTimeoutSeconds: Int = 10
+}
+
+/// An app's Sign in with Apple credentials (`signInWithApple`): what every call to Apple's REST API for the
+/// app signs its client secret with. The private key is read from ``privateKeyFile`` (mode 0600) when the
+/// configuration loads; its description never shows the key.
+public struct AppleAccountConfiguration: Sendable {
+    public var credentials: AppleCredentials
+    /// The `.p8` file the key was read from, for messages.
+    public var privateKeyFile: String
+
+    public init(credentials: AppleCredentials, privateKeyFile: String) {
+        self.credentials = credentials
+        self.privateKeyFile = privateKeyFile
+    }
 }
 
 public struct AppConfiguration: Sendable {
@@ -130,6 +151,8 @@ public struct AppConfiguration: Sendable {
     public var erasure: AppErasureConfiguration? = nil
     /// The app's own records for the nightly reconcile; nil skips the comparison (gaps are still checked).
     public var records: RecordSource? = nil
+    /// Credentials for Apple's REST API (`signInWithApple`); nil when the app keeps no Apple tokens.
+    public var signInWithApple: AppleAccountConfiguration? = nil
 }
 
 public struct WebhookConfiguration: Sendable {

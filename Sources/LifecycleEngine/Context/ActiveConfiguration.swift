@@ -19,6 +19,8 @@ public struct ActiveConfiguration: Sendable {
     package let webhookDelivery: WebhookDelivery
     /// The admin listener's bearer token; nil when the admin listener is off (and for commands).
     package var adminToken: AdminBearerToken?
+    /// Apple's REST API for the apps with `signInWithApple`.
+    public let apple: AppleAccountServices
 
     /// Builds everything from `configuration` around the long-lived parts of `context`.
     init(
@@ -48,6 +50,7 @@ public struct ActiveConfiguration: Sendable {
                 endpoints[app.id] = (endpoint, signer)
             }
         }
+        apple = AppleAccountServices(configuration: configuration, metrics: parts.metrics, clock: parts.clock)
         webhookDelivery = WebhookDelivery(
             endpoints: endpoints, timeout: .milliseconds(configuration.outbox.timeoutMilliseconds),
             clock: parts.clock)

@@ -5,8 +5,12 @@ import LifecycleStore
 /// data-subject access request, GDPR Art. 15; PIPA Art. 35), with its data keys' state. A value whose key was
 /// destroyed by erasure, or is wrapped by a master key this process does not hold (a backup from before a
 /// rotation), is listed as unreadable with the reason: that is the proof that erasure and rotation did their
-/// part.
+/// part. An Apple refresh token is a bearer credential, not something the subject reads: it is shown as
+/// opening or not, never as its value.
 package struct PersonalDataExport {
+    /// What the export shows instead of a credential that opened.
+    package static let redactedCredential = "<opens; a credential, not shown>"
+
     var store: any Store
     var vault: SubjectKeyVault
 
@@ -42,8 +46,10 @@ package struct PersonalDataExport {
             switch opened[value.column.scope] {
             case .success(let dataKey):
                 do {
+                    let plaintext = try vault.open(value, dataKey: dataKey)
                     document["value"] = .string(
-                        String(decoding: try vault.open(value, dataKey: dataKey), as: UTF8.self))
+                        value.column == .appleRefreshToken
+                            ? Self.redactedCredential : String(decoding: plaintext, as: UTF8.self))
                 } catch {
                     document["unreadable"] = .string("the value does not open under its data key")
                 }

@@ -217,11 +217,13 @@ public final class SubjectKeyVault: Sendable {
 }
 
 extension SubjectKeyVault {
-    /// Inside a write transaction: seals an Apple refresh token under the subject's `apple-tokens` data key and
-    /// stores it on the account (``SealedColumn/appleRefreshToken``). False when there is no account, or when
-    /// the account is deleted and its tokens were erased (the token is then not kept).
+    /// Inside a write transaction: seals an Apple refresh token under the subject's `apple-tokens` data key
+    /// and keeps it in the token vault (``SealedColumn/appleRefreshToken``), with the client ID it was issued
+    /// to. False when there is no account, or when the account is deleted and its tokens were erased (the
+    /// token is then not kept).
     public func storeAppleToken(
-        _ token: String, app: String, subject: String, at instant: Instant, in writer: any StoreWriter
+        _ token: String, clientID: String, source: AppleTokenSource, app: String, subject: String,
+        at instant: Instant, in writer: any StoreWriter
     ) throws -> Bool {
         let candidate = try self.candidate(app: app, subject: subject, scope: .appleTokens, at: instant)
         guard try writer.account(app: app, subject: subject) != nil,
@@ -229,12 +231,15 @@ extension SubjectKeyVault {
         else { return false }
         let sealed = try seal(
             Array(token.utf8), column: .appleRefreshToken, app: app, subject: subject, rowKey: "", dataKey: dataKey)
-        return try writer.setAppleToken(app: app, subject: subject, sealed: sealed)
+        return try writer.saveAppleToken(
+            NewAppleToken(
+                app: app, subject: subject, clientID: clientID, sealedRefreshToken: sealed, source: source,
+                linkedAt: instant))
     }
 
     /// The account's Apple refresh token, opened; nil when none is kept or its key was destroyed.
     public func appleToken(app: String, subject: String, in reader: any StoreReader) throws -> String? {
-        guard let sealed = try reader.appleToken(app: app, subject: subject),
+        guard let sealed = try reader.appleToken(app: app, subject: subject)?.sealedRefreshToken,
             let key = try reader.subjectKey(app: app, subject: subject, scope: .appleTokens), !key.isDestroyed
         else { return nil }
         let value = StoredSealedValue(

@@ -91,6 +91,14 @@ public struct AccountOperations: Sendable {
         return Self.document(app: app, subject: subject, outcome: outcome)
     }
 
+    /// ``apply(_:app:subject:eventTime:alsoInTransaction:)`` of a `linked` input, for the token vault.
+    func applyLinked(
+        app: String, subject: String, eventTime: Instant?,
+        alsoInTransaction: @escaping @Sendable (AccountOutcome, any StoreWriter) throws -> Void
+    ) async throws -> AccountOutcome {
+        try await apply(.linked, app: app, subject: subject, eventTime: eventTime, alsoInTransaction: alsoInTransaction)
+    }
+
     /// The user deleted the account inside the app at `eventTime` (default now). Deleted is terminal:
     /// repeating it answers the deleted account again (the repeat is recorded as duplicate or ignored).
     public func delete(app: String, subject: String, eventTime: Instant? = nil) async throws -> JSONValue {
@@ -99,7 +107,8 @@ public struct AccountOperations: Sendable {
     }
 
     private func apply(
-        _ kind: AccountInputKind, app: String, subject: String, eventTime: Instant?
+        _ kind: AccountInputKind, app: String, subject: String, eventTime: Instant?,
+        alsoInTransaction: (@Sendable (AccountOutcome, any StoreWriter) throws -> Void)? = nil
     ) async throws -> AccountOutcome {
         let active = context.current
         guard active.configuration.apps.contains(where: { $0.id == app }) else { throw AdminError.unknownApp(app) }
@@ -122,7 +131,11 @@ public struct AccountOperations: Sendable {
             source: "admin", notificationID: nil)
         let transitions = active.transitions
         let outcome = try await AdminError.mappingStoreFailures(log: log) {
-            try await store.write { writer in try transitions.apply(context, in: writer) }
+            try await store.write { writer in
+                let outcome = try transitions.apply(context, in: writer)
+                try alsoInTransaction?(outcome, writer)
+                return outcome
+            }
         }
         committed.notify()
         transitionMetrics.record(outcome)
@@ -140,6 +153,20 @@ public struct AccountOperations: Sendable {
         document["disposition"] = .string(outcome.disposition.canonicalName)
         if let reason = outcome.disposition.reason { document["reason"] = .string(reason) }
         return .object(document)
+    }
+
+    /// The account's Apple token vault state: held (since when, for which client ID), not held, or revoked
+    /// at T. Never the token.
+    /// - Throws: ``AdminError`` `unknown_app`, `unknown_account`, `storage_unavailable`.
+    public func appleToken(app: String, subject: String) async throws -> JSONValue {
+        try checkApp(app)
+        let found = try await AdminError.mappingStoreFailures(log: log) {
+            try await store.read { reader -> (AccountRecord?, StoredAppleToken?) in
+                (try reader.account(app: app, subject: subject), try reader.appleToken(app: app, subject: subject))
+            }
+        }
+        guard found.0 != nil else { throw AdminError.unknownAccount }
+        return .object(AdminDocuments.appleToken(app: app, subject: subject, stored: found.1))
     }
 
     private func checkApp(_ app: String) throws {

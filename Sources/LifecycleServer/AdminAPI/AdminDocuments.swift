@@ -64,4 +64,21 @@ enum AdminDocuments {
         }
         return .object(object)
     }
+
+    /// An account's Apple token vault state (`held`, `not-held`, `revoked`) with its times and client ID:
+    /// never the token.
+    static func appleToken(app: String, subject: String, stored: StoredAppleToken?) -> JSONObject {
+        var object: JSONObject = [
+            "app": .string(app), "sub": .string(subject),
+            "state": .string(stored?.vaultState.canonicalName ?? AppleTokenVaultState.notHeld.canonicalName),
+        ]
+        guard let stored else { return object }
+        object["clientId"] = .string(stored.clientID)
+        object["linkedVia"] = .string(stored.source.rawValue)
+        object["linkedAt"] = .string(stored.linkedAt.iso8601)
+        if let droppedAt = stored.droppedAt { object["droppedAt"] = .string(droppedAt.iso8601) }
+        if let revokedAt = stored.revokedAt { object["revokedAt"] = .string(revokedAt.iso8601) }
+        if let lastProbeAt = stored.lastProbeAt { object["lastProbeAt"] = .string(lastProbeAt.iso8601) }
+        return object
+    }
 }

@@ -8,6 +8,12 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case methodNotAllowed = "method_not_allowed"
     case openAPIMissing = "openapi_missing"
     case storageUnavailable = "storage_unavailable"
+    // Apple's REST API, during a link with an authorization code or refresh token.
+    case appleUnavailable = "apple_unavailable"
+    case appleClientRefused = "apple_client_refused"
+    case appleGrantRefused = "apple_grant_refused"
+    case identityTokenMismatch = "id_token_mismatch"
+    case appleNotConfigured = "apple_not_configured"
     // Something the request names does not exist.
     case unknownApp = "unknown_app"
     case unknownAccount = "unknown_account"
@@ -21,7 +27,6 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case nothingToRetry = "nothing_to_retry"
     case notWaiting = "not_waiting"
     case notDead = "not_dead"
-    case notSupported = "not_supported"
     // A value of the request is not acceptable.
     case invalidQuery = "invalid_query"
     case invalidLimit = "invalid_limit"
@@ -31,6 +36,7 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case invalidSub = "invalid_sub"
     case invalidPath = "invalid_path"
     case invalidBody = "invalid_body"
+    case invalidClientID = "invalid_client_id"
     case invalidOutcome = "invalid_outcome"
     case invalidCount = "invalid_count"
     case invalidEventTime = "invalid_event_time"

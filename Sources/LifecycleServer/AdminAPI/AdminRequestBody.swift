@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// The optional JSON body of `link` and `deletion`: `{"eventTime": RFC 3339}`. Members this build does not
+/// The optional JSON body of `deletion`: `{"eventTime": RFC 3339}` (`link` takes more: ``LinkRequestBody``). Members this build does not
 /// act on are refused rather than dropped, so a caller never believes something was stored that was not.
 package enum AdminRequestBody {
     /// The `eventTime` the body gives, nil when the body is empty or leaves it out.
@@ -13,22 +13,24 @@ package enum AdminRequestBody {
         for member in members {
             switch member.key {
             case "eventTime":
-                guard let text = member.value.stringValue, let instant = ISO8601Format.parse(text) else {
-                    throw AdminError.unprocessable(
-                        .invalidEventTime,
-                        "eventTime must be an RFC 3339 instant with at most 9 fractional digits, e.g. "
-                            + "2025-07-15T09:36:30.719Z")
-                }
-                eventTime = instant
-            case "refreshToken":
-                throw AdminError.unprocessable(
-                    .notSupported, "storing an Apple refresh token is not supported by this version")
+                eventTime = try instant(member.value)
             default:
                 throw AdminError.unprocessable(
                     .unknownField, "unknown member '\(member.key)'; only eventTime is accepted")
             }
         }
         return eventTime
+    }
+
+    /// An `eventTime` value.
+    package static func instant(_ value: JSONValue) throws(AdminError) -> Instant {
+        guard let text = value.stringValue, let instant = ISO8601Format.parse(text) else {
+            throw AdminError.unprocessable(
+                .invalidEventTime,
+                "eventTime must be an RFC 3339 instant with at most 9 fractional digits, e.g. "
+                    + "2025-07-15T09:36:30.719Z")
+        }
+        return instant
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -3,7 +3,8 @@
 /// cannot drift apart. Templates use OpenAPI's `{name}` syntax.
 struct AdminRoute: Sendable, Hashable {
     enum Endpoint: Sendable, Hashable {
-        case account, link, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete, openAPI, metrics
+        case account, link, appleToken, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete,
+            openAPI, metrics
     }
 
     var endpoint: Endpoint
@@ -13,6 +14,7 @@ struct AdminRoute: Sendable, Hashable {
     static let all: [AdminRoute] = [
         AdminRoute(endpoint: .account, method: "GET", template: "/v1/apps/{app}/accounts/{sub}"),
         AdminRoute(endpoint: .link, method: "PUT", template: "/v1/apps/{app}/accounts/{sub}/link"),
+        AdminRoute(endpoint: .appleToken, method: "GET", template: "/v1/apps/{app}/accounts/{sub}/apple-token"),
         AdminRoute(endpoint: .deletion, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/deletion"),
         AdminRoute(endpoint: .outbox, method: "GET", template: "/v1/outbox"),
         AdminRoute(endpoint: .outboxRetry, method: "POST", template: "/v1/outbox/{id}/retry"),

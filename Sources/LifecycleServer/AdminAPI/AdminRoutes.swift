@@ -83,8 +83,10 @@ struct AdminRoutes: Sendable {
         case .account:
             return (name, .jsonDocument(try await accounts.show(app: app, subject: subject)))
         case .link:
-            let eventTime = try AdminRequestBody.eventTime(from: request.body)
-            return (name, .jsonDocument(try await accounts.link(app: app, subject: subject, eventTime: eventTime)))
+            let body = try LinkRequestBody.parse(request.body)
+            return (name, .jsonDocument(try await accounts.link(app: app, subject: subject, request: body)))
+        case .appleToken:
+            return (name, .jsonDocument(try await accounts.appleToken(app: app, subject: subject)))
         case .deletion:
             let eventTime = try AdminRequestBody.eventTime(from: request.body)
             return (name, .jsonDocument(try await accounts.delete(app: app, subject: subject, eventTime: eventTime)))
@@ -145,6 +147,7 @@ struct AdminRoutes: Sendable {
         switch endpoint {
         case .account: "account"
         case .link: "link"
+        case .appleToken: "apple_token"
         case .deletion: "deletion"
         case .outbox: "outbox"
         case .outboxRetry: "outbox_retry"

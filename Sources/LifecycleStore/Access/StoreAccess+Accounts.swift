@@ -45,8 +45,8 @@ extension StoreAccess {
     }
 
     /// An upsert on the primary key (https://www.sqlite.org/lang_upsert.html, the same syntax on PostgreSQL):
-    /// one statement whether the account is new or not, and `apple_token` is not in the update list, so saving
-    /// a record keeps it.
+    /// one statement whether the account is new or not. `apple_token` is not in the update list (no release
+    /// writes it: Apple tokens live in `apple_tokens`).
     func saveAccount(app: String, subject: String, record: AccountRecord) throws(StoreError) {
         try sql {
             try connection.run(
@@ -74,26 +74,6 @@ extension StoreAccess {
                     record.updatedAt.millisecondsSinceEpoch, record.deletedAt?.millisecondsSinceEpoch,
                     record.deletedBy?.canonicalName,
                 ])
-        }
-    }
-
-    func setAppleToken(app: String, subject: String, sealed: [UInt8]?) throws(StoreError) -> Bool {
-        try sql {
-            try connection.fetchCount(
-                "UPDATE accounts SET apple_token = $1 WHERE app = $2 AND sub = $3 RETURNING 1", [sealed, app, subject]
-            ) > 0
-        }
-    }
-
-    func appleToken(app: String, subject: String) throws(StoreError) -> [UInt8]? {
-        try sql { () throws -> [UInt8]? in
-            try connection.fetchOne(
-                "SELECT apple_token FROM accounts WHERE app = $1 AND sub = $2", [app, subject]
-            ) { row throws -> [UInt8]? in
-                if row.isNull(0) { return nil }
-                guard let bytes = row.optionalBytes(0) else { throw Row.unreadable("accounts", "apple_token") }
-                return bytes
-            } ?? nil
         }
     }
 }

@@ -100,7 +100,10 @@ extension StoreAccess {
                 }
             }
             if let token = try connection.fetchOne(
-                "SELECT apple_token FROM accounts WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL",
+                """
+                SELECT sealed_refresh_token FROM apple_tokens
+                WHERE app = $1 AND sub = $2 AND sealed_refresh_token IS NOT NULL
+                """,
                 [app, subject], { $0.optionalBytes(0) }) ?? nil
             {
                 values.append(

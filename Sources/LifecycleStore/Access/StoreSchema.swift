@@ -28,6 +28,7 @@ enum StoreSchema {
             Migration(version: 10, name: "outbox-message-ids", sql: outboxMessageIDs(dialect)),
             Migration(version: 11, name: "sealed-personal-values", sql: sealedPersonalValues(dialect)),
             Migration(version: 12, name: "failure-code-spelling", sql: failureCodeSpelling),
+            Migration(version: 13, name: "apple-token-vault", sql: appleTokenVault(dialect)),
         ]
     }
 
@@ -361,4 +362,32 @@ enum StoreSchema {
         UPDATE erasure_steps SET error_code = 'no_webhook_configured' WHERE error_code = 'webhook-not-configured';
         UPDATE erasure_steps SET error_code = REPLACE(error_code, '-', '_') WHERE error_code LIKE '%-%';
         """
+
+    /// The Apple token vault: one row per account that ever had a refresh token (Apple, "Generate and validate
+    /// tokens"). `sealed_refresh_token` is sealed by the service under the subject's `apple-tokens` data key
+    /// (``SealedColumn/appleRefreshToken``); erasure clears it and destroys the key, a transition that drops
+    /// the token clears it and sets `dropped_at_ms`. `client_id` is the client the token was issued to, which
+    /// every refresh or revoke must name. `revoked_at_ms` (Apple told to revoke) and `last_probe_at_ms` (the
+    /// last `refresh_token` grant: Apple asks for at most one a day per token) are the bookkeeping of the
+    /// revocation and probe schedules, kept on the token's row so that a conditional `UPDATE` of it can
+    /// enforce their rules for every instance at once. The row needs its account (foreign key).
+    ///
+    /// `accounts.apple_token` (migration 4) is left as it is: no release wrote it.
+    static func appleTokenVault(_ dialect: SQLDialect) -> String {
+        """
+        CREATE TABLE apple_tokens (
+            app \(dialect.orderedText) NOT NULL,
+            sub \(dialect.orderedText) NOT NULL,
+            client_id TEXT NOT NULL,
+            sealed_refresh_token \(dialect.bytes),
+            linked_via TEXT NOT NULL CHECK (linked_via IN ('authorization-code', 'refresh-token')),
+            linked_at_ms \(dialect.integer) NOT NULL,
+            dropped_at_ms \(dialect.integer),
+            revoked_at_ms \(dialect.integer),
+            last_probe_at_ms \(dialect.integer),
+            PRIMARY KEY (app, sub),
+            FOREIGN KEY (app, sub) REFERENCES accounts (app, sub)
+        )\(dialect.withoutRowID);
+        """
+    }
 }

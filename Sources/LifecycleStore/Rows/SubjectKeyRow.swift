@@ -42,8 +42,12 @@ enum SubjectKeyRow {
             )
         case .appleTokens:
             (
-                "UPDATE accounts SET apple_token = NULL WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL RETURNING 1",
-                "SELECT count(*) FROM accounts WHERE app = $1 AND sub = $2 AND apple_token IS NOT NULL"
+                """
+                UPDATE apple_tokens SET sealed_refresh_token = NULL
+                WHERE app = $1 AND sub = $2 AND sealed_refresh_token IS NOT NULL
+                RETURNING 1
+                """,
+                "SELECT count(*) FROM apple_tokens WHERE app = $1 AND sub = $2 AND sealed_refresh_token IS NOT NULL"
             )
         }
     }

@@ -124,9 +124,14 @@ struct AppleTokenSealingTests {
         let token = "r1a2b3.refresh-token-of-the-app"
         let now = SystemClock().now()
         #expect(
-            try await store.write { try vault.storeAppleToken(token, app: "shop", subject: subject, at: now, in: $0) })
+            try await store.write {
+                try vault.storeAppleToken(
+                    token, clientID: ServiceHarness.clientID, source: .refreshToken, app: "shop", subject: subject,
+                    at: now, in: $0)
+            })
         #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == token)
-        let sealed = try #require(try await store.read { try $0.appleToken(app: "shop", subject: subject) })
+        let sealed = try #require(
+            try await store.read { try $0.appleToken(app: "shop", subject: subject)?.sealedRefreshToken })
         #expect(!ForensicScan.contains(sealed, Array(token.utf8)), "stored sealed")
 
         _ = try await store.write {
@@ -139,7 +144,9 @@ struct AppleTokenSealingTests {
         // A re-link brings a new token: the account is not deleted, so a new key seals it.
         #expect(
             try await store.write {
-                try vault.storeAppleToken(token + "2", app: "shop", subject: subject, at: now, in: $0)
+                try vault.storeAppleToken(
+                    token + "2", clientID: ServiceHarness.clientID, source: .refreshToken, app: "shop",
+                    subject: subject, at: now, in: $0)
             }
         )
         #expect(try await store.read { try vault.appleToken(app: "shop", subject: subject, in: $0) } == token + "2")
