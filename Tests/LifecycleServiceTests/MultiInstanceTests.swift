@@ -73,10 +73,14 @@ struct MultiInstanceTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         // Killed while it holds the lease of an erasure step it is running, so there is work to take over.
-        // The instance is frozen (SIGSTOP) before the lease is read, so a step it holds cannot finish between
-        // the read and the kill; when it holds none, it is thawed and looked at again a moment later.
+        // The test holds the app database's write lock meanwhile, so every step that starts waits in its busy
+        // timeout holding its lease: catching one does not depend on how the cores are shared. The instance is
+        // frozen (SIGSTOP) before the lease is read, so a step it holds cannot finish between the read and the
+        // kill; when it holds none, it is thawed and looked at again a moment later.
+        let appLock = try SQLiteConnection(path: files[2], role: .maintenance, busyTimeoutMilliseconds: 30_000)
+        try appLock.execute("BEGIN IMMEDIATE")
         let victimOwner = "%:\(victim.process.processIdentifier):%"
-        let holding = ContinuousClock.now + .seconds(20)
+        let holding = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < holding {
             victim.kill(signal: SIGSTOP)
             let held = try await database.withConnection { connection throws(PostgresError) in
@@ -90,6 +94,8 @@ struct MultiInstanceTests {
         }
         victim.kill(signal: SIGKILL)
         _ = await victim.waitForExit()
+        try appLock.execute("COMMIT")
+        appLock.close()
         let killed = ContinuousClock.now
         // What the killed instance had claimed and not finished: the survivor must finish it.
         let orphans = try await database.withConnection { connection throws(PostgresError) in
