@@ -166,8 +166,8 @@ test-asan: deps test-venv
 	  --sanitize=address --no-parallel
 
 ## LIFECYCLE_TSAN swaps Synchronization.Mutex for a pthread mutex TSan can see (ThreadSanitizerMutex.swift).
-## The two-instance test is skipped under TSan: its bound on redeliveries assumes deliveries finish within
-## the 2 s outbox lease, which TSan's slowdown breaks (the lease then rightly hands them on; README).
+## The two-instance test is skipped under TSan: its timing (10 s leases, 5 s webhook timeout) was not made
+## for TSan's slowdown, under which leases rightly hand deliveries on (README).
 TSAN_FLAGS := --build-path .build/tsan --sanitize=thread -Xswiftc -DLIFECYCLE_TSAN
 test-tsan: deps test-venv
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
