@@ -23,7 +23,8 @@ struct ServeCommand: LifecycleCommand {
         Admin listener (admin.host:admin.port, default 127.0.0.1:8081, bearer token from admin.tokenFile or
         LIFECYCLE_ADMIN_TOKEN): accounts, outbox, erasure jobs and findings; GET /openapi.json describes it.
 
-        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe;
+        Background work: signed webhook delivery (outbox.*), the Apple token revocation of in-app deletions
+        (apple.revocation.*: /auth/revoke, then a refresh_token grant that must answer invalid_grant), erasure jobs (erasure.*, when erasure.runInServe;
         after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
         erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
         notification-gap findings, and to tell a rotation which master keys this instance holds), a look at
