@@ -149,6 +149,18 @@ struct AppleRevocationServeTests {
         #expect(row["appleRevocation"]?["status"] == "unverified", "\(row)")
         #expect(row["appleRevocation"]?["verifiedAt"] == .null)
         #expect(document["summary"]?["appleRevocations"]?["unverified"] == .integer(1))
+
+        // The nightly reconcile turns it into a finding, for the app to tell the user (TN3194).
+        let records = fixture.directory.file("records.jsonl")
+        let line = JSONValue.object(["sub": .string(Self.subject), "status": "deleted"]).serialized()
+        try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: records))
+        try fixture.updateConfiguration { root in
+            guard var app = root["apps"]?.arrayValue?.first?.objectValue else { return }
+            app["records"] = ["type": "jsonl", "path": .string(records)]
+            root["apps"] = [.object(app)]
+        }
+        let reconciled = try await fixture.lifecycle(["reconcile", "--json", "--config", fixture.configurationFile])
+        #expect(reconciled.output.contains("revocation-unverified"), "\(reconciled)")
         _ = await fixture.stop()
         await setup.fake.stop()
     }
