@@ -15,9 +15,11 @@ public struct ReportAppleRevocation: Hashable, Sendable {
     /// What the user can do when the service could not revoke; nil when it did.
     public var advice: String?
 
-    /// TN3194: with no token held the app cannot revoke; the user removes the app under Settings.
-    public static let noTokenAdvice =
-        "no Apple token was held: the user revokes in Settings > Apple Account > Sign in with Apple (Apple TN3194)"
+    /// TN3194: when the app cannot revoke, the user removes the app under Settings.
+    public static let settingsAdvice =
+        "the user revokes in Settings > Apple Account > Sign in with Apple (Apple TN3194)"
+    public static let noTokenAdvice = "no Apple token was held: " + settingsAdvice
+    public static let failedAdvice = "Apple never accepted the revocation: " + settingsAdvice
 
     public init(status: String, revokedAt: Instant?, verifiedAt: Instant?, advice: String?) {
         self.status = status
@@ -29,7 +31,8 @@ public struct ReportAppleRevocation: Hashable, Sendable {
     public init(_ stored: StoredAppleRevocation) {
         let advice: String? =
             switch stored.status {
-            case .noToken, .failed: Self.noTokenAdvice
+            case .noToken: Self.noTokenAdvice
+            case .failed: Self.failedAdvice
             case .pending, .verified, .unverified: nil
             }
         self.init(

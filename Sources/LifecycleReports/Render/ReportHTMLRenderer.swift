@@ -291,7 +291,8 @@ public enum ReportHTMLRenderer {
         }
         var line = "<p class=\"meta\">Apple token revocations: " + parts.joined(separator: " · ") + "."
         if counts["no-token"] != nil || counts["failed"] != nil {
-            line += " " + HTMLText.escape(ReportAppleRevocation.noTokenAdvice) + "."
+            line +=
+                " Where the service could not revoke, " + HTMLText.escape(ReportAppleRevocation.settingsAdvice) + "."
         }
         return line + "</p>\n"
     }
