@@ -165,6 +165,22 @@ struct AppleRevocationServeTests {
         await setup.fake.stop()
     }
 
+    @Test("lifecycle account delete, run on the store beside serve, queues the revocation too: serve revokes it")
+    func accountDeleteCommand() async throws {
+        let setup = try AppleTestSetup()
+        let fixture = try await Self.start(setup).fixture
+        let refreshToken = try await Self.link(fixture, setup)
+        let deleted = try await fixture.lifecycle([
+            "account", "delete", "--app", "shop", "--sub", Self.subject, "--config", fixture.configurationFile,
+        ])
+        #expect(deleted.status == 0, "\(deleted)")
+        #expect(await Self.waitForVault(fixture, "revoked"), "the command's deletion was never revoked")
+        #expect(!setup.fake.isActive(refreshToken: refreshToken))
+        #expect(setup.fake.requests(to: .revoke).count == 1)
+        _ = await fixture.stop()
+        await setup.fake.stop()
+    }
+
     @Test("no token held: nothing sent to Apple, and the report says so with the TN3194 advice")
     func noTokenHeld() async throws {
         let setup = try AppleTestSetup()
