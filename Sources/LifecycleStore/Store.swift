@@ -66,6 +66,10 @@ public protocol StoreReader {
     /// The token vault's row of an account (its sealed refresh token, when kept, and the token's
     /// bookkeeping), nil when the account never had one.
     func appleToken(app: String, subject: String) throws -> StoredAppleToken?
+    /// The revocation a deletion queued for the account, nil when none did.
+    func appleRevocation(app: String, subject: String) throws -> StoredAppleRevocation?
+    /// Revocations per status; every status is present, zero when none.
+    func appleRevocationCounts() throws -> [AppleRevocationStatus: Int]
 
     // MARK: History
 
@@ -174,6 +178,30 @@ public protocol StoreWriter: StoreReader {
     /// the time. False when no token was kept.
     @discardableResult
     func dropAppleToken(app: String, subject: String, at instant: Instant) throws -> Bool
+    /// Queues the revocation of the account's Apple tokens (a deletion's effect, in its transaction): `pending`
+    /// when the vault holds a token, else recorded at once as ``AppleRevocationStatus/noToken``. The token stays
+    /// sealed in the vault until the revocation is final.
+    /// - Returns: the status recorded, nil when the account already had a revocation (nothing changed).
+    @discardableResult
+    func enqueueAppleRevocation(app: String, subject: String, at instant: Instant) throws -> AppleRevocationStatus?
+    /// Claims up to `limit` due `pending` revocations for `owner` until `leaseUntil`, counting the attempt; the
+    /// outbox's lease rule (``claimOutbox(now:owner:leaseUntil:limit:)``) without its per-account order, an
+    /// account having one revocation.
+    func claimAppleRevocations(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws
+        -> [StoredAppleRevocation]
+    /// Sends a claimed revocation back to `pending`, not claimable before `nextAttemptAt`, if `owner` still holds
+    /// its lease; `revokedAt` records that Apple accepted `/auth/revoke` in this attempt. `error` is a code,
+    /// never a token.
+    @discardableResult
+    func retryAppleRevocation(id: Int64, owner: String, revokedAt: Instant?, error: String, nextAttemptAt: Instant)
+        throws -> Bool
+    /// Records a claimed revocation's final status, if `owner` still holds its lease, and clears the sealed token
+    /// in the vault in the same transaction (marked revoked when Apple was told to revoke, dropped otherwise).
+    @discardableResult
+    func finishAppleRevocation(
+        id: Int64, owner: String, status: AppleRevocationStatus, revokedAt: Instant?, verifiedAt: Instant?,
+        error: String?, at instant: Instant
+    ) throws -> Bool
 
     // MARK: History
 
@@ -227,7 +255,8 @@ public protocol StoreWriter: StoreReader {
     /// Claims up to `limit` due steps for `owner` until `leaseUntil`: marks each `running`, counts the attempt
     /// and returns it with its job. Due: `pending` with `next_attempt_at <= now`, or `running` under a lease
     /// that has passed (its runner died); the job not cancelled; and a ``ErasurePlanner/selfTarget`` step
-    /// only once every other step of its job is final. One `UPDATE` inside the writer's transaction decides,
+    /// only once every other step of its job is final and the account has no `pending` Apple revocation (the
+    /// step destroys the data key that opens the token the revocation sends). One `UPDATE` inside the writer's transaction decides,
     /// so two runners (threads or processes on one database) never hold a live lease on one step.
     func claimErasureSteps(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws
         -> [ClaimedErasureStep]

@@ -33,7 +33,7 @@ struct AccountCommand: LifecycleCommand {
         link     the app reports a Sign in with Apple sign-in: creates an unknown account, re-links a
                  consent-revoked one; refused for a deleted account (deletion is terminal)
         delete   the user deleted the account inside the app: the account becomes deleted, sessions end,
-                 erasure is scheduled
+                 erasure is scheduled, and a held Apple token is revoked at Apple (then proved revoked)
         export   every personal value the service keeps about the sub (relay e-mails, raw JWS, Apple
                  refresh token: that one only shown as opening, it is a credential), opened with its data
                  key, and the state of those keys: for a data-subject access

@@ -26,7 +26,8 @@ struct ServeCommand: LifecycleCommand {
         lifecycle_http_responses_total{listener,code} counts every answer of both listeners, the 413, 400 and
         408 the server gives before any route included.
 
-        Background work: signed webhook delivery (outbox.*), erasure jobs (erasure.*, when erasure.runInServe;
+        Background work: signed webhook delivery (outbox.*), the Apple token revocation of in-app deletions
+        (apple.revocation.*: /auth/revoke, then a refresh_token grant that must answer invalid_grant), erasure jobs (erasure.*, when erasure.runInServe;
         after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
         erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
         notification-gap findings, and to tell a rotation which master keys this instance holds), a look at

@@ -20,6 +20,9 @@ public enum FindingCode: String, Hashable, Sendable, CaseIterable {
     case notificationGap = "notification-gap"
     /// Apple's refresh-token probe says the credentials are invalid (a revocation that never arrived).
     case credentialsInvalid = "credentials-invalid"
+    /// An in-app deletion's Apple token revocation was accepted by `/auth/revoke` but never proved: the token
+    /// still obtained tokens afterwards (Apple, "Revoke tokens"). The user should revoke in Settings (TN3194).
+    case revocationUnverified = "revocation-unverified"
     /// An input of the merge was not sorted by `sub`: the comparison stopped, its result would be wrong.
     case unsortedInput = "unsorted-input"
 
@@ -32,7 +35,8 @@ public enum FindingCode: String, Hashable, Sendable, CaseIterable {
         switch self {
         case .retainedAfterDeletion, .erasureOverdue, .erasureFailed, .sessionAfterRevocation, .unsortedInput:
             .critical
-        case .unverifiedErasure, .orphanNotification, .notificationGap, .credentialsInvalid: .warning
+        case .unverifiedErasure, .orphanNotification, .notificationGap, .credentialsInvalid, .revocationUnverified:
+            .warning
         case .unknownToService: .info
         }
     }

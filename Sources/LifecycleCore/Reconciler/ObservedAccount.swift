@@ -10,6 +10,8 @@ public struct ObservedAccount: Hashable, Sendable {
     public var erasureStatus: ObservedErasureStatus
     /// When consent was revoked.
     public var revokedAt: Instant?
+    /// The in-app deletion's Apple token revocation ended `unverified`: revoked, but the token kept working.
+    public var appleRevocationUnverified = false
 
     public init(
         subject: String, state: AccountState, deletedAt: Instant? = nil, erasureDeadline: Instant? = nil,

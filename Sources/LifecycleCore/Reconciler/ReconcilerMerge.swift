@@ -189,6 +189,13 @@ where AppRecords.Element == AppRecord, ObservedAccounts.Element == ObservedAccou
     }
 
     private mutating func appendErasureFindings(_ observed: ObservedAccount) {
+        if observed.appleRevocationUnverified {
+            pending.append(
+                Finding(
+                    code: .revocationUnverified, subject: observed.subject,
+                    detail: "Apple accepted the revocation of the account's token, but the token still worked "
+                        + "afterwards; the user should revoke in Settings (Apple TN3194)"))
+        }
         switch observed.erasureStatus {
         case .none, .completed:
             break

@@ -31,10 +31,15 @@ public struct EffectRecorder: Sendable {
                 try enqueue(.sessionsTerminate, context: context, data: [:], in: writer)
             case .emailForwardingChanged(let enabled):
                 try enqueue(.emailForwardingChanged, context: context, data: ["enabled": .bool(enabled)], in: writer)
-            case .dropAppleTokens, .revokeAppleTokens:
-                // This build does not revoke at Apple yet: the stored token is dropped either way, so it can
-                // never be used again (the vault then shows it as not held).
+            case .dropAppleTokens:
+                // Apple ended the grant itself (deleted account, revoked consent): nothing to revoke.
                 try writer.dropAppleToken(app: context.app, subject: context.subject, at: context.input.receivedAt)
+            case .revokeAppleTokens:
+                // App Store Review Guideline 5.1.1(v): an in-app deletion revokes at Apple. Queued here, in the
+                // transition's transaction, so a crash after the commit still revokes; the token stays sealed
+                // in the vault until the revocation worker is done with it.
+                try writer.enqueueAppleRevocation(
+                    app: context.app, subject: context.subject, at: context.input.receivedAt)
             case .schedulePolicy(let trigger):
                 try erasure?.schedule(trigger: trigger, context: context, in: writer)
             case .cancelRelinkCancellableJobs:

@@ -129,7 +129,7 @@ extension ServiceConfiguration {
         var appleReader = try root.objectOrEmpty("apple")
         try appleReader.allow([
             "jwks", "issuer", "leewaySeconds", "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "restBaseURL",
-            "restTimeoutSeconds",
+            "restTimeoutSeconds", "revocation",
         ])
         var jwks = try appleReader.string(
             "jwks", default: "https://appleid.apple.com/auth/keys", fix: "an https:// URL, a file: URL or a path")
@@ -157,6 +157,28 @@ extension ServiceConfiguration {
         }
         apple.restTimeoutSeconds = Int(
             try appleReader.integer("restTimeoutSeconds", default: 10, range: 1...120, fix: "use seconds (default 10)"))
+        var revocationReader = try appleReader.objectOrEmpty("revocation")
+        try revocationReader.allow([
+            "maxAttempts", "baseDelayMilliseconds", "maxDelayMilliseconds", "verifyAttempts", "leaseSeconds",
+            "pollMilliseconds",
+        ])
+        apple.revocation.maxAttempts = Int(
+            try revocationReader.integer("maxAttempts", default: 12, range: 1...100, fix: "attempts (default 12)"))
+        apple.revocation.baseDelayMilliseconds = Int(
+            try revocationReader.integer(
+                "baseDelayMilliseconds", default: 5_000, range: 0...86_400_000, fix: "milliseconds (default 5000)"))
+        apple.revocation.maxDelayMilliseconds = Int(
+            try revocationReader.integer(
+                "maxDelayMilliseconds", default: 3_600_000, range: 0...604_800_000,
+                fix: "milliseconds (default 3600000)"))
+        apple.revocation.verifyAttempts = Int(
+            try revocationReader.integer("verifyAttempts", default: 2, range: 1...10, fix: "revokes (default 2)"))
+        apple.revocation.leaseSeconds = Int(
+            try revocationReader.integer("leaseSeconds", default: 60, range: 1...3_600, fix: "seconds (default 60)"))
+        apple.revocation.pollMilliseconds = Int(
+            try revocationReader.integer(
+                "pollMilliseconds", default: 1_000, range: 10...60_000, fix: "milliseconds (default 1000)"))
+        try revocationReader.finish()
         try appleReader.finish()
 
         var apps: [AppConfiguration] = []

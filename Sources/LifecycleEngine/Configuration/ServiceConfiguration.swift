@@ -124,6 +124,37 @@ public struct AppleConfiguration: Sendable {
     public var restBaseURL: AppleBaseURL = .apple
     /// Bound on each call to the REST API (`restTimeoutSeconds`, default 10).
     public var restTimeoutSeconds: Int = 10
+    /// How an in-app deletion's revocation is attempted and proved (`revocation`).
+    public var revocation = AppleRevocationConfiguration()
+}
+
+/// The revocation worker of `serve` (`apple.revocation`): every attempt calls `/auth/revoke`, then proves it
+/// with one `refresh_token` grant that must answer `invalid_grant` (Apple, "Revoke tokens": a 200 from
+/// `/auth/revoke` proves nothing). Failed attempts are retried with capped exponential backoff and full jitter
+/// (``RetrySchedule``).
+public struct AppleRevocationConfiguration: Sendable, Hashable {
+    /// Attempts before a revocation is given up (`failed`, or `unverified` when Apple accepted a revoke).
+    /// Default 12.
+    public var maxAttempts = 12
+    /// The retry delay cap after the first failure. Default 5 s.
+    public var baseDelayMilliseconds = 5_000
+    /// No retry delay exceeds this. Default 1 hour.
+    public var maxDelayMilliseconds = 3_600_000
+    /// Revokes that Apple accepted but the token still obtained tokens, before the revocation is recorded as
+    /// `unverified` (a `revocation-unverified` finding). Default 2: one revoke, one retried revoke.
+    public var verifyAttempts = 2
+    /// How long a claimed revocation is reserved for this instance. Default 60 s (two REST timeouts and more).
+    public var leaseSeconds = 60
+    /// Longest sleep between looks at the queue. Default 1000 ms.
+    public var pollMilliseconds = 1_000
+
+    public init() {}
+
+    public var retrySchedule: RetrySchedule {
+        RetrySchedule(
+            baseDelayMilliseconds: Int64(baseDelayMilliseconds), multiplier: 2,
+            maximumDelayMilliseconds: Int64(maxDelayMilliseconds), maximumAttempts: maxAttempts)
+    }
 }
 
 /// An app's Sign in with Apple credentials (`signInWithApple`): what every call to Apple's REST API for the

@@ -54,6 +54,9 @@ public struct ReportAssembler: Sendable {
             result.row.remainingCopies = remainingCopies(
                 jobs: jobs, keys: inputs.subjectKeys[event.subject] ?? [], masterKeys: inputs.masterKeys,
                 app: inputs.app)
+            if event.kind == .inAppDeletion {
+                result.row.appleRevocation = inputs.appleRevocations[event.subject].map(ReportAppleRevocation.init)
+            }
             return result
         }
         rows.sort {
@@ -85,7 +88,9 @@ public struct ReportAssembler: Sendable {
             failedJobs: rows.reduce(0) { $0 + $1.failedJobs },
             retainedItems: rows.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
             findingsBySeverity: Dictionary(grouping: openFindings, by: \.severity).mapValues(\.count),
-            findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count))
+            findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count),
+            appleRevocations: Dictionary(grouping: rows.compactMap(\.row.appleRevocation), by: \.status)
+                .mapValues(\.count))
         return ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
             subjects: rows.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,

@@ -26,6 +26,8 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var daysToComplete: Double?
     /// Where copies may remain and by when none can be used; nil when no erasure job is known.
     public var remainingCopies: ReportRemainingCopies? = nil
+    /// The Apple token revocation the deletion queued (in-app deletions); nil when it asked for none.
+    public var appleRevocation: ReportAppleRevocation? = nil
 
     public init(
         pseudonym: String, eventType: String, source: ReportEventSource, eventTime: Instant, receivedAt: Instant,

@@ -13,11 +13,15 @@ public struct ReportSummary: Hashable, Sendable {
     /// Open findings of the last reconcile by severity and by code; only values that occur, sorted by name.
     public var findingsBySeverity: [String: Int]
     public var findingsByCode: [String: Int]
+    /// In-app deletions by the status of their Apple token revocation (``ReportAppleRevocation``); only values
+    /// that occur.
+    public var appleRevocations: [String: Int]
 
     public init(
         byType: [ReportTypeSummary], total: ReportTypeSummary, failedJobs: Int, retainedItems: Int,
-        findingsBySeverity: [String: Int], findingsByCode: [String: Int]
+        findingsBySeverity: [String: Int], findingsByCode: [String: Int], appleRevocations: [String: Int] = [:]
     ) {
+        self.appleRevocations = appleRevocations
         self.byType = byType
         self.total = total
         self.failedJobs = failedJobs

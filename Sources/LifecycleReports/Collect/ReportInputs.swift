@@ -17,6 +17,8 @@ public struct ReportInputs: Sendable {
     public var subjectKeys: [String: [StoredSubjectKey]]
     /// Every master key the store has known, with its state and dates.
     public var masterKeys: [StoredMasterKey]
+    /// The Apple token revocations of the subjects concerned, by subject (``StoreReader/appleRevocation(app:subject:)``).
+    public var appleRevocations: [String: StoredAppleRevocation] = [:]
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],

@@ -100,7 +100,8 @@ public enum ReportHTMLRenderer {
             "<p class=\"meta\">Failed jobs: <b data-figure=\"failedJobs\">\(dataset.summary.failedJobs)</b> · "
             + "retained items: <b data-figure=\"retainedItems\">\(dataset.summary.retainedItems)</b> · open findings: "
             + "<b data-figure=\"openFindings\">\(dataset.findings.items.count)</b>. On time counts requests completed by "
-            + "every deadline among those completed or past their deadline.</p>\n</section>\n"
+            + "every deadline among those completed or past their deadline.</p>\n" + appleRevocationLine(dataset)
+            + "</section>\n"
         return html
     }
 
@@ -279,4 +280,20 @@ public enum ReportHTMLRenderer {
         }
 
         """
+
+    /// The in-app deletions' Apple token revocations by status, with the TN3194 advice when a token was not
+    /// held; nothing when no deletion of the period asked for a revocation.
+    private static func appleRevocationLine(_ dataset: ReportDataset) -> String {
+        let counts = dataset.summary.appleRevocations
+        guard !counts.isEmpty else { return "" }
+        let parts = counts.sorted { $0.key < $1.key }.map {
+            "\(HTMLText.escape($0.key)): <b data-figure=\"appleRevocations.\(HTMLText.escape($0.key))\">\($0.value)</b>"
+        }
+        var line = "<p class=\"meta\">Apple token revocations: " + parts.joined(separator: " · ") + "."
+        if counts["no-token"] != nil || counts["failed"] != nil {
+            line +=
+                " Where the service could not revoke, " + HTMLText.escape(ReportAppleRevocation.settingsAdvice) + "."
+        }
+        return line + "</p>\n"
+    }
 }

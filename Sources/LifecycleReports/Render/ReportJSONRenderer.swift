@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/1`,
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/2`,
 /// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
@@ -54,6 +54,7 @@ public enum ReportJSONRenderer {
                 "bySeverity": counts(summary.findingsBySeverity),
                 "byCode": counts(summary.findingsByCode),
             ],
+            "appleRevocations": counts(summary.appleRevocations),
         ]
     }
 
@@ -102,6 +103,14 @@ public enum ReportJSONRenderer {
             "targets": .array(value.targets.map(target)),
             "retained": .array(value.retained.map(retained)),
             "remainingCopies": value.remainingCopies.map(remainingCopies) ?? .null,
+            "appleRevocation": value.appleRevocation.map(appleRevocation) ?? .null,
+        ]
+    }
+
+    private static func appleRevocation(_ value: ReportAppleRevocation) -> JSONValue {
+        [
+            "status": .string(value.status), "revokedAt": optional(value.revokedAt),
+            "verifiedAt": optional(value.verifiedAt), "advice": optional(value.advice),
         ]
     }
 

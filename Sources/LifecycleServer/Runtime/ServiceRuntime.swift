@@ -27,6 +27,8 @@ public final class ServiceRuntime: Sendable {
     public let erasureRunner: ErasureJobRunner
     private let publicServer: HTTPServer
     let outbox: OutboxDispatcher
+    /// Revokes and verifies the Apple tokens of in-app deletions (`apple.revocation` settings).
+    let revocations: AppleRevocationWorker
     private let reloads: Counter
     private let heartbeats: Counter
     private let lastHeartbeat: Gauge
@@ -83,6 +85,7 @@ public final class ServiceRuntime: Sendable {
                 return (active.configuration.outbox, active.webhookDelivery)
             }, owner: instanceID, clock: context.clock, metrics: context.metrics, log: context.log,
             signal: context.outboxSignal)
+        revocations = AppleRevocationWorker(context: context, owner: instanceID)
         reloads = context.metrics.counter(
             "lifecycle_config_reloads_total",
             help: "SIGHUP reloads of the configuration file, by result (applied, refused).")
@@ -139,6 +142,7 @@ public final class ServiceRuntime: Sendable {
         startBackground { [self] in await heartbeatLoop() }
         startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }
+        startBackground { [revocations] in await revocations.run() }
         // Runs in the rounds where the configuration in force says erasure.runInServe, so a reload can turn it
         // on or off.
         startBackground { [erasureRunner] in

@@ -179,6 +179,9 @@ extension StoreAccess {
                             SELECT 1 FROM erasure_steps AS other
                             WHERE other.job_id = s.job_id AND other.target <> $4
                                 AND other.status NOT IN ('done', 'failed', 'unverified')))
+                        AND (s.target <> $4 OR NOT EXISTS (
+                            SELECT 1 FROM apple_revocations AS r
+                            WHERE r.app = j.app AND r.sub = j.sub AND r.status = 'pending'))
                     ORDER BY j.deadline_ms, s.job_id, s.ordinal
                     LIMIT $5\(dialect.skipLocked(of: "s")))
                 UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = $1,

@@ -154,7 +154,8 @@ extension StoreAccess {
             (SELECT max(j.deadline_ms) FROM erasure_jobs j WHERE j.app = a.app AND j.sub = a.sub
                 AND j.origin LIKE 'rules%' AND j.status <> 'cancelled'),
             (SELECT \(Connection.dialect.distinctList("j.status")) FROM erasure_jobs j
-                WHERE j.app = a.app AND j.sub = a.sub AND j.origin LIKE 'rules%' AND j.status <> 'cancelled')
+                WHERE j.app = a.app AND j.sub = a.sub AND j.origin LIKE 'rules%' AND j.status <> 'cancelled'),
+            (SELECT r.status FROM apple_revocations r WHERE r.app = a.app AND r.sub = a.sub)
         FROM accounts a
         """
     }

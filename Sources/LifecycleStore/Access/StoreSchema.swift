@@ -29,6 +29,7 @@ enum StoreSchema {
             Migration(version: 11, name: "sealed-personal-values", sql: sealedPersonalValues(dialect)),
             Migration(version: 12, name: "failure-code-spelling", sql: failureCodeSpelling),
             Migration(version: 13, name: "apple-token-vault", sql: appleTokenVault(dialect)),
+            Migration(version: 14, name: "apple-revocations", sql: appleRevocations(dialect)),
         ]
     }
 
@@ -388,6 +389,38 @@ enum StoreSchema {
             PRIMARY KEY (app, sub),
             FOREIGN KEY (app, sub) REFERENCES accounts (app, sub)
         )\(dialect.withoutRowID);
+        """
+    }
+
+    /// The durable revocation queue (Apple, "Revoke tokens"; App Store Review Guideline 5.1.1(v)): a deletion
+    /// that revokes inserts its row in the transition's own transaction, so a crash after the commit loses
+    /// nothing. One row per account (`UNIQUE (app, sub)`: an account is deleted once). Claimed like the outbox
+    /// (lease owner and expiry, `attempts`, `available_at_ms` for the backoff); `revokes` counts the times Apple
+    /// accepted `/auth/revoke`, `verified_at_ms` is the `invalid_grant` that proved it. The token itself stays in
+    /// `apple_tokens`, sealed, until the row is final; the erasure `self` step, which destroys the key that
+    /// opens it, is not claimed while the account has a `pending` revocation.
+    static func appleRevocations(_ dialect: SQLDialect) -> String {
+        """
+        CREATE TABLE apple_revocations (
+            id \(dialect.id),
+            app \(dialect.orderedText) NOT NULL,
+            sub \(dialect.orderedText) NOT NULL,
+            status \(dialect.orderedText) NOT NULL
+                CHECK (status IN ('pending', 'verified', 'unverified', 'no-token', 'failed')),
+            attempts \(dialect.integer) NOT NULL DEFAULT 0,
+            revokes \(dialect.integer) NOT NULL DEFAULT 0,
+            requested_at_ms \(dialect.integer) NOT NULL,
+            available_at_ms \(dialect.integer) NOT NULL,
+            lease_owner TEXT,
+            leased_until_ms \(dialect.integer),
+            revoked_at_ms \(dialect.integer),
+            verified_at_ms \(dialect.integer),
+            finished_at_ms \(dialect.integer),
+            last_error TEXT,
+            UNIQUE (app, sub),
+            FOREIGN KEY (app, sub) REFERENCES accounts (app, sub)
+        );
+        CREATE INDEX apple_revocations_pending_due ON apple_revocations (available_at_ms) WHERE status = 'pending';
         """
     }
 }

@@ -2,7 +2,7 @@ import LifecycleCore
 
 /// One row of the observed-accounts page as both stores decode it (columns: sub, state, deleted_at_ms,
 /// access_event_time_ms, access_input, earliest pending rule-job deadline, latest rule-job deadline, the
-/// comma-joined statuses of the account's rule jobs).
+/// comma-joined statuses of the account's rule jobs, the status of its Apple token revocation).
 enum ObservedAccountRow {
     static func decode<Row: StoreRow>(_ row: Row) throws(Row.Failure) -> ObservedAccount {
         guard let state = AccountState(canonicalName: row.text(1)) else { throw Row.unreadable("accounts", "state") }
@@ -17,8 +17,10 @@ enum ObservedAccountRow {
         let revoked =
             row.optionalText(4) == AccountInputKind.consentRevoked.rawValue
             || row.optionalText(4) == AccountInputKind.credentialsInvalid.rawValue
-        return ObservedAccount(
+        var observed = ObservedAccount(
             subject: row.text(0), state: state, deletedAt: row.optionalInstant(2), erasureDeadline: deadline,
             erasureStatus: erasure, revokedAt: revoked ? row.optionalInstant(3) : nil)
+        observed.appleRevocationUnverified = row.optionalText(8) == AppleRevocationStatus.unverified.rawValue
+        return observed
     }
 }

@@ -159,9 +159,23 @@ enum ReportFixture {
             ],
             subjects[2]: [destroyedKey(2, scope: .appleTokens, at: "2026-11-09T12:00:00Z", master: "0f1e2d3c4b5a6978")],
         ]
-        return ReportInputs(
+        var inputs = ReportInputs(
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: jobs, findingRun: findings,
             subjectKeys: keys, masterKeys: masterKeys)
+        // 1: its Apple token revoked and proved revoked within the minute; 4: no token was held.
+        inputs.appleRevocations = [
+            subjects[1]: StoredAppleRevocation(
+                id: 1, app: app, subject: subjects[1], status: .verified, attempts: 1, revokes: 1,
+                requestedAt: at("2026-11-02T10:30:00Z"), availableAt: at("2026-11-02T10:30:00Z"), leaseOwner: nil,
+                leasedUntil: nil, revokedAt: at("2026-11-02T10:30:01Z"), verifiedAt: at("2026-11-02T10:30:02Z"),
+                finishedAt: at("2026-11-02T10:30:02Z"), lastError: nil),
+            subjects[4]: StoredAppleRevocation(
+                id: 2, app: app, subject: subjects[4], status: .noToken, attempts: 0, revokes: 0,
+                requestedAt: at("2026-11-07T20:00:00Z"), availableAt: at("2026-11-07T20:00:00Z"), leaseOwner: nil,
+                leasedUntil: nil, revokedAt: nil, verifiedAt: nil, finishedAt: at("2026-11-07T20:00:00Z"),
+                lastError: nil),
+        ]
+        return inputs
     }
 
     /// The dataset with a fixed integrity block, as the golden files hold it.

@@ -84,6 +84,7 @@ struct ReportRenderingTests {
         #expect(total.completed == 3 && total.completedWithExceptions == 1 && total.overdue == 1)
         #expect(ReportFixture.dataset.summary.failedJobs == 1)
         #expect(ReportFixture.dataset.summary.retainedItems == 1)
+        #expect(ReportFixture.dataset.summary.appleRevocations == ["verified": 1, "no-token": 1])
         #expect(ReportFixture.dataset.summary.findingsBySeverity == ["critical": 1, "warning": 1, "info": 1])
     }
 
