@@ -45,7 +45,7 @@ public enum ErasureTarget: Sendable, Hashable {
 
 /// How the erasure job runner works (top-level `erasure` object). Defaults suit production; tests shorten the
 /// delays.
-public struct ErasureRunnerConfiguration: Sendable {
+public struct ErasureRunnerConfiguration: Sendable, RetryingWork {
     /// Whether `serve` runs the job runner in the background. Default true; false leaves erasure to
     /// `lifecycle jobs run` (cron, a dedicated instance).
     public var runInServe: Bool = true
@@ -74,10 +74,4 @@ public struct ErasureRunnerConfiguration: Sendable {
     public var backupRetentionDays: Int?
 
     public init() {}
-
-    public var retrySchedule: RetrySchedule {
-        RetrySchedule(
-            baseDelayMilliseconds: Int64(baseDelayMilliseconds), multiplier: 2,
-            maximumDelayMilliseconds: Int64(maxDelayMilliseconds), maximumAttempts: maxAttempts)
-    }
 }

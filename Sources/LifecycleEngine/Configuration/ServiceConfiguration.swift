@@ -132,7 +132,7 @@ public struct AppleConfiguration: Sendable {
 /// with one `refresh_token` grant that must answer `invalid_grant` (Apple, "Revoke tokens": a 200 from
 /// `/auth/revoke` proves nothing). Failed attempts are retried with capped exponential backoff and full jitter
 /// (``RetrySchedule``).
-public struct AppleRevocationConfiguration: Sendable, Hashable {
+public struct AppleRevocationConfiguration: Sendable, Hashable, RetryingWork {
     /// Attempts before a revocation is given up (`failed`, or `unverified` when Apple accepted a revoke).
     /// Default 12.
     public var maxAttempts = 12
@@ -149,12 +149,6 @@ public struct AppleRevocationConfiguration: Sendable, Hashable {
     public var pollMilliseconds = 1_000
 
     public init() {}
-
-    public var retrySchedule: RetrySchedule {
-        RetrySchedule(
-            baseDelayMilliseconds: Int64(baseDelayMilliseconds), multiplier: 2,
-            maximumDelayMilliseconds: Int64(maxDelayMilliseconds), maximumAttempts: maxAttempts)
-    }
 }
 
 /// An app's Sign in with Apple credentials (`signInWithApple`): what every call to Apple's REST API for the
@@ -234,7 +228,7 @@ public struct KeysConfiguration: Sendable {
 }
 
 /// How the outbox dispatcher delivers webhooks (DESIGN.md §6).
-public struct OutboxConfiguration: Sendable {
+public struct OutboxConfiguration: Sendable, RetryingWork {
     /// Attempts before a message is `dead` (the first delivery counts).
     public var maxAttempts: Int
     public var baseDelayMilliseconds: Int
@@ -246,12 +240,6 @@ public struct OutboxConfiguration: Sendable {
     public var timeoutMilliseconds: Int
     /// Longest sleep between polls when nothing is due (new messages wake the dispatcher at once).
     public var pollMilliseconds: Int
-
-    public var retrySchedule: RetrySchedule {
-        RetrySchedule(
-            baseDelayMilliseconds: Int64(baseDelayMilliseconds), multiplier: 2,
-            maximumDelayMilliseconds: Int64(maxDelayMilliseconds), maximumAttempts: maxAttempts)
-    }
 }
 
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
