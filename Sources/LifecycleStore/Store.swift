@@ -24,8 +24,9 @@ public protocol Store: Sendable {
     var statistics: StoreStatistics { get }
     /// Runs `body` while holding the lock called `name`, shared by every process using this store (several
     /// `serve` instances on one PostgreSQL database; `serve` and a command next to it on one SQLite file):
-    /// one reconciler run or one daily report at a time. Does not wait: when another holder has the lock,
-    /// returns nil at once without running `body`. The lock is released when `body` returns or throws, and
+    /// one reconciler run or one daily report at a time. Does not wait for a holder: when another holder has
+    /// the lock, returns nil without running `body` (SQLite first looks again for about a second, for a lock
+    /// held only by a starting child process's copy of a descriptor). The lock is released when `body` returns or throws, and
     /// also when the holding process dies, so a crash never leaves it taken.
     ///
     /// The lock is not tied to the store's transactions: `body` reads and writes through the store as usual.

@@ -67,12 +67,12 @@ struct ClientAndLoadTests {
                     } catch {
                         failure = "request \(statuses.count) failed: \(error)"
                     }
-                    continuation.resume(returning: (statuses, server.openConnectionCount, failure))
+                    continuation.resume(returning: (statuses, server.acceptedConnectionCount, failure))
                 }.start()
             }
             #expect(counts.2 == nil)
             #expect(counts.0 == Array(repeating: 200, count: 20))
-            #expect(counts.1 == 1)
+            #expect(counts.1 == 1, "the server accepted one connection for the 20 requests")
         }
     }
 

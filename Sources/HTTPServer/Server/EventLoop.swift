@@ -158,6 +158,7 @@ final class EventLoop {
                 id: nextConnectionID, transport: transport,
                 machine: HTTPConnectionStateMachine(configuration: connectionConfiguration, clock: clock))
             nextConnectionID += 1
+            activeConnections.admitted.wrappingAdd(1, ordering: .relaxed)
             connections[connection.id] = connection
             noteDeadline(of: connection)
             connection.registeredInterest = shim_EPOLLIN

@@ -46,6 +46,10 @@ public final class HTTPServer: Sendable {
     /// Connections currently open, across all loops.
     public var openConnectionCount: Int { activeConnections.value.load(ordering: .relaxed) }
 
+    /// Connections accepted and served since `start()`, across all loops (not those refused over
+    /// `maxConnections`).
+    public var acceptedConnectionCount: Int { activeConnections.admitted.load(ordering: .relaxed) }
+
     /// Binds, listens and starts the event-loop threads. Returns once the server accepts connections.
     public func start() throws(HTTPServerError) {
         let alreadyStarted = state.withLock { state in

@@ -24,6 +24,15 @@ enum SQLiteExclusiveLock {
         return database + ".lock-" + String(decoding: encoded, as: UTF8.self)
     }
 
+    /// How often ``SQLiteStore/withExclusiveLock(named:_:)`` tries before it reports the lock held, and the pause
+    /// between tries (about one second in all). A process that starts a child (`fork`, then `exec`) copies every
+    /// descriptor into it, `O_CLOEXEC` ones included until the `exec`, and a `flock` belongs to the open file
+    /// description, not the descriptor: for that moment the child holds the lock too, and a holder that has just
+    /// closed its descriptor has not released it yet. A real holder (a report being written, a key rotation)
+    /// holds for longer than that, so it is still found held.
+    static let attempts = 10
+    static let retryDelay: Duration = .milliseconds(100)
+
     /// Takes the lock without waiting; the descriptor holding it, or nil when another holder has it.
     static func tryAcquire(database: String, name: String) throws(StoreError) -> Int32? {
         let file = path(database: database, name: name)
@@ -50,7 +59,14 @@ extension SQLiteStore {
     public func withExclusiveLock<T: Sendable>(
         named name: String, _ body: @Sendable () async throws -> T
     ) async throws -> T? {
-        guard let descriptor = try SQLiteExclusiveLock.tryAcquire(database: path, name: name) else { return nil }
+        var attempt = 1
+        var acquired = try SQLiteExclusiveLock.tryAcquire(database: path, name: name)
+        while acquired == nil, attempt < SQLiteExclusiveLock.attempts {
+            try? await Task.sleep(for: SQLiteExclusiveLock.retryDelay)
+            attempt += 1
+            acquired = try SQLiteExclusiveLock.tryAcquire(database: path, name: name)
+        }
+        guard let descriptor = acquired else { return nil }
         defer { SQLiteExclusiveLock.release(descriptor) }
         return try await body()
     }

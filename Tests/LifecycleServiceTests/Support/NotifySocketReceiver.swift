@@ -18,16 +18,19 @@ final class NotifySocketReceiver: Sendable {
         guard path.count <= MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw Failure.tooLong }
         withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: path) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure.system("socket", errno) }
+        // Stored only once bound: a class whose throwing initializer has set every stored property runs
+        // `deinit`, which would close the descriptor a second time (and unlink a path it never bound).
+        let opened = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard opened >= 0 else { throw Failure.system("socket", errno) }
         let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(opened, $0, length) }
         }
         guard bound == 0 else {
             let code = errno
-            _ = close(descriptor)
+            _ = close(opened)
             throw Failure.system("bind", code)
         }
+        descriptor = opened
     }
 
     deinit {
