@@ -41,6 +41,10 @@ public protocol Store: Sendable {
     /// that no clear-text byte remains in free space (SQLite `VACUUM`; PostgreSQL `VACUUM FULL` of the
     /// inbox), then ``removeRemnants()``.
     func compactAfterConversion() async throws -> RemnantRemoval
+    /// After a retention purge (``StoreWriter/purgeExpired(_:before:limit:)``): what ``removeRemnants()`` does,
+    /// and on PostgreSQL a `VACUUM` of the purged tables, so the cleared payloads' old row versions leave the
+    /// heap instead of waiting for autovacuum.
+    func removeRemnantsOfPurge() async throws -> RemnantRemoval
 }
 
 /// Queries available inside ``Store/read(_:)`` and ``Store/write(_:)``.
@@ -355,6 +359,13 @@ public protocol StoreWriter: StoreReader {
     /// - Returns: false when the day was already recorded (nothing changed).
     @discardableResult
     func recordDailyReport(_ record: DailyReportRecord) throws -> Bool
+
+    // MARK: Retention
+
+    /// Purges up to `limit` records of `kind` that expired before `cutoff`, oldest first (what a purge does to
+    /// each kind: ``RetentionKind``); returns how many. Call again until it returns fewer than `limit`.
+    @discardableResult
+    func purgeExpired(_ kind: RetentionKind, before cutoff: Instant, limit: Int) throws -> Int
 }
 
 extension StoreReader {

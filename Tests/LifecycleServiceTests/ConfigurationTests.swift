@@ -176,6 +176,36 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(
+        "retention defaults keep reports' evidence 24 months; the example states them; floors and look-back are enforced"
+    )
+    func retention() throws {
+        let defaults = try parse(Self.minimal).retention
+        #expect(defaults.periods[.history] == 730 && defaults.periods[.findings] == 730)
+        #expect(defaults.periods[.notificationPayloads] == 90 && defaults.periods[.outbox] == 30)
+        #expect(try Self.loadExample().retention == defaults, "lifecycle.example.json shows the defaults")
+        let mistakes: [(JSONValue, String)] = [
+            (["findingDays": 100], "retention.findingDays: 100 days is shorter than 730"),
+            (["outboxDays": 0], "retention.outboxDays: 0 is out of range"),
+            (["heartbeatDays": 30, "historyDays": 800], "does not cover reconcile.lookbackHours"),
+            (["keepForever": true], "unknown key"),
+        ]
+        for (section, expected) in mistakes {
+            var object: JSONObject = [
+                "apps": [["id": "shop", "clientIds": ["com.example.shop"]]], "retention": section,
+            ]
+            if section["heartbeatDays"] != nil { object["reconcile"] = ["lookbackHours": 8000] }
+            let document = JSONValue.object(object)
+            do {
+                _ = try parse(document)
+                Issue.record("accepted \(section)")
+            } catch {
+                #expect(error.description.contains(expected), "\(error)")
+                #expect(!error.description.contains("\n"))
+            }
+        }
+    }
+
     @Test("apple.restBaseURL defaults to Apple's and refuses anything but https")
     func restBaseURL() throws {
         #expect(try parse(Self.minimal).apple.restBaseURL.description == "https://appleid.apple.com")

@@ -44,7 +44,7 @@ extension ServiceConfiguration {
         try root.allow(
             [
                 "storage", "public", "admin", "apple", "apps", "outbox", "reports", "pseudonymKeyFile", "logLevel",
-                "policiesDirectory", "erasure", "reconcile", "secrets", "keys",
+                "policiesDirectory", "erasure", "reconcile", "retention", "secrets", "keys",
             ])
 
         var storageReader = try root.objectOrEmpty("storage")
@@ -283,6 +283,7 @@ extension ServiceConfiguration {
             try root.string("policiesDirectory", default: "policies", fix: "a directory of policy files"))
         let erasureRunner = try parseErasureRunner(&root)
         let reconcile = try parseReconcile(&root)
+        let retention = try parseRetention(&root, reconcile: reconcile)
         var secretsReader = try root.objectOrEmpty("secrets")
         try secretsReader.allow(["masterKeyFile"])
         var secrets = SecretsConfiguration()
@@ -311,6 +312,7 @@ extension ServiceConfiguration {
         configuration.policies = try loadPolicies(apps: apps, directory: policiesDirectory, file: file)
         configuration.erasure = erasureRunner
         configuration.reconcile = reconcile
+        configuration.retention = retention
         configuration.secrets = secrets
         configuration.keys = keys
         return configuration

@@ -24,6 +24,8 @@ public struct ServiceConfiguration: Sendable {
     public var erasure = ErasureRunnerConfiguration()
     /// The reconciler's settings (`reconcile`).
     public var reconcile = ReconcileConfiguration()
+    /// How long the store keeps what expires (`retention`).
+    public var retention = RetentionConfiguration()
     /// Where the master keys are (`secrets`).
     public var secrets = SecretsConfiguration()
     /// Master-key rotation (`keys`).

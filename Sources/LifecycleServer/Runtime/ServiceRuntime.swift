@@ -151,6 +151,7 @@ public final class ServiceRuntime: Sendable {
         // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
         // erasure runner alone.
         startBackground { [self] in await scheduledReconcileLoop() }
+        startBackground { [self] in await retentionLoop() }
         // Both listeners accept connections and background work runs: systemd may start what depends on us.
         tellServiceManager("READY=1\nSTATUS=serving", event: "ready")
     }

@@ -154,6 +154,12 @@ extension PostgresStore {
         try await vacuum(["VACUUM subject_keys"])
     }
 
+    public func removeRemnantsOfPurge() async throws -> RemnantRemoval {
+        try await vacuum([
+            "VACUUM notifications, rejections, outbox, account_history, findings, heartbeats", "VACUUM subject_keys",
+        ])
+    }
+
     /// `VACUUM FULL notifications` writes the inbox into a new file and drops the old one, so the clear-text
     /// values of an older release are not left in its pages; then the key table is vacuumed. It locks the
     /// inbox for its duration (once, on upgrade).

@@ -121,6 +121,12 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// Purged rows' bytes are zeroed as they are freed (`secure_delete`); the checkpoint moves the pages out of
+    /// the write-ahead log, as after an erasure.
+    public func removeRemnantsOfPurge() async throws -> RemnantRemoval {
+        try await removeRemnants()
+    }
+
     /// `VACUUM` rebuilds the database file from its live content only, so clear-text bytes an older release
     /// left in free pages and free space are gone (https://www.sqlite.org/lang_vacuum.html), then the log is
     /// checkpointed and truncated.

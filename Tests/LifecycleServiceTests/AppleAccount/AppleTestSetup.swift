@@ -41,8 +41,10 @@ struct AppleTestSetup: Sendable {
         ]
     }
 
-    /// The `apple` section: the notification key set of the serve fixture, and the REST API at the fake.
+    /// The `apple` section: the notification key set of the serve fixture, and the REST API at the fake, with
+    /// a timeout long enough for a fake that answers from a test process whose threads a whole parallel suite
+    /// keeps busy (none of these tests waits for a timeout).
     var appleSection: JSONValue {
-        ["jwks": "jwks.json", "restBaseURL": .string(fake.baseURL), "restTimeoutSeconds": 3]
+        ["jwks": "jwks.json", "restBaseURL": .string(fake.baseURL), "restTimeoutSeconds": 30]
     }
 }

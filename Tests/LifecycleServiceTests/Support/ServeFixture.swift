@@ -259,7 +259,9 @@ final class ServeFixture: Sendable {
 
     /// One admin API call with the bearer token.
     func admin(_ method: String, _ target: String, body: [UInt8] = []) async throws -> (status: Int, json: JSONValue?) {
-        let client = HTTPClient(host: "127.0.0.1", port: adminPort, timeout: .seconds(10))
+        // Longer than a route's own wait on an outside service (the Apple fake's 30 s), so the route's answer
+        // is what the test sees.
+        let client = HTTPClient(host: "127.0.0.1", port: adminPort, timeout: .seconds(45))
         var headers: HTTPHeaders = ["Authorization": "Bearer \(Self.adminToken)"]
         if !body.isEmpty { try headers.add(name: "Content-Type", value: "application/json") }
         let response = try await client.send(
