@@ -117,7 +117,7 @@ let package = Package(
             name: "LifecycleFuzzing",
             dependencies: [
                 "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
-                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "TransparencyLog",
             ],
             swiftSettings: strict),
 
