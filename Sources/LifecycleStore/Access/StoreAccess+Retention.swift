@@ -3,7 +3,8 @@ import LifecycleCore
 /// The retention purge (``StoreWriter/purgeExpired(_:before:limit:)``): one statement per kind, each taking
 /// the oldest expired records first, at most `limit` of them, so one batch is one short write transaction and
 /// ingestion is never held behind a large delete. The sub-select picks by the kind's age column (indexed for
-/// the inbox, rejections and heartbeats; by id order, which follows receipt, for the history).
+/// the inbox — its rows still holding a payload — the rejections and heartbeats; by id order, which follows
+/// receipt, for the history).
 extension StoreAccess {
     func purgeExpired(_ kind: RetentionKind, before cutoff: Instant, limit: Int) throws(StoreError) -> Int {
         guard limit > 0 else { return 0 }
@@ -13,9 +14,8 @@ extension StoreAccess {
                 """
                 UPDATE notifications SET raw_jws = NULL, email = NULL, sealed_raw_jws = NULL, sealed_email = NULL
                 WHERE id IN (
-                    SELECT id FROM notifications
-                    WHERE received_at_ms < $1 AND (raw_jws IS NOT NULL OR email IS NOT NULL
-                        OR sealed_raw_jws IS NOT NULL OR sealed_email IS NOT NULL)
+                    SELECT id FROM notifications\(dialect.indexedBy("notifications_payload_held"))
+                    WHERE received_at_ms < $1 AND \(StoreSchema.payloadHeld)
                     ORDER BY received_at_ms LIMIT $2)
                 RETURNING 1
                 """

@@ -30,6 +30,7 @@ enum StoreSchema {
             Migration(version: 12, name: "failure-code-spelling", sql: failureCodeSpelling),
             Migration(version: 13, name: "apple-token-vault", sql: appleTokenVault(dialect)),
             Migration(version: 14, name: "apple-revocations", sql: appleRevocations(dialect)),
+            Migration(version: 15, name: "notification-payloads-held", sql: notificationPayloadsHeld),
         ]
     }
 
@@ -423,4 +424,16 @@ enum StoreSchema {
         CREATE INDEX apple_revocations_pending_due ON apple_revocations (available_at_ms) WHERE status = 'pending';
         """
     }
+
+    /// The inbox rows that still hold a payload, by receipt: what the retention purge looks for
+    /// (``StoreAccess/purgeExpired(_:before:limit:)``). Without it each purge batch would walk every row already
+    /// cleared before reaching the next one to clear. Rows leave it as they are cleared (by the purge or an
+    /// erasure), so it stays as small as the payloads kept. The condition is ``payloadHeld``, written the same
+    /// in the query, so SQLite's planner can use the partial index (https://www.sqlite.org/partialindex.html §2).
+    static let notificationPayloadsHeld = """
+        CREATE INDEX notifications_payload_held ON notifications (received_at_ms) WHERE \(payloadHeld);
+        """
+
+    static let payloadHeld =
+        "(raw_jws IS NOT NULL OR email IS NOT NULL OR sealed_raw_jws IS NOT NULL OR sealed_email IS NOT NULL)"
 }
