@@ -117,9 +117,9 @@ struct JobsCommand: LifecycleCommand {
                 io.print(
                     "ran \(summary.total) step attempts" + (parts.isEmpty ? "" : ": " + parts.joined(separator: " ")))
             } else {
-                for signalNumber in [SIGTERM, SIGINT, SIGHUP] { signal(signalNumber, SIG_IGN) }
+                let signals = SignalWaiter.listen()
                 let loop = Task { await runner.run() }
-                await SignalWaiter.waitForTermination(onReload: {})
+                await signals.waitForTermination(onReload: {})
                 loop.cancel()
                 await loop.value
             }

@@ -70,9 +70,9 @@ struct ServeCommand: LifecycleCommand {
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
-        // Dispatch signal sources register asynchronously: ignore the default actions first so a signal
-        // arriving during start-up cannot kill the process half-way.
-        for signalNumber in [SIGTERM, SIGINT, SIGHUP] { signal(signalNumber, SIG_IGN) }
+        // Listening before anything else: a signal arriving during start-up neither kills the process
+        // half-way nor is lost; a SIGTERM then stops the service as soon as it has started.
+        let signals = SignalWaiter.listen()
         let configFile = try configurationFile(&arguments, io: io)
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
@@ -96,7 +96,7 @@ struct ServeCommand: LifecycleCommand {
             await runtime.stop()
             throw error
         }
-        await SignalWaiter.waitForTermination(onReload: { await runtime.reload() })
+        await signals.waitForTermination(onReload: { await runtime.reload() })
         await runtime.stop()
         return ExitStatus.success
     }
