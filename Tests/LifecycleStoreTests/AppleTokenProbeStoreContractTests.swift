@@ -93,12 +93,13 @@ struct AppleTokenProbeStoreContractTests {
                 try $0.releaseAppleTokenProbe(third, retryAt: at.adding(seconds: 30 * 86_400))
             }
             let relinkedAt = at.adding(milliseconds: Self.day + 3_600_000)
-            try await store.write { [relinkedAt] writer in
+            let relinked = try await store.write { [relinkedAt] writer in
                 try writer.saveAppleToken(
                     NewAppleToken(
                         app: "shop", subject: "001.a", clientID: "com.example.shop", sealedRefreshToken: [4, 5, 6],
                         source: .refreshToken, linkedAt: relinkedAt))
             }
+            #expect(relinked)
             #expect(try await claim(store, at: relinkedAt.adding(milliseconds: Self.day - 1)).isEmpty)
             let fresh = try await claim(store, at: relinkedAt.adding(milliseconds: Self.day))
             #expect(fresh.map(\.previousProbeAt) == [nil], "the old retry and probe are forgotten: \(fresh)")
