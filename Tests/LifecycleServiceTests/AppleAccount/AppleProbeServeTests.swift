@@ -159,6 +159,13 @@ struct AppleProbeServeTests {
             environment: [SystemClock.offsetVariable: String(Self.nextDay)])
         #expect(reconciled.output.contains("credentials-invalid"), "\(reconciled)")
         #expect(reconciled.output.contains("getCredentialState"), "\(reconciled)")
+        let findings = try await fixture.admin("GET", "/v1/findings?app=shop")
+        let finding = findings.json?["findings"]?.arrayValue?.first { $0["code"] == "credentials-invalid" }
+        #expect(finding?["subject"] == .string(Self.subject) && finding?["severity"] == "warning", "\(findings)")
+        let report = try await AppleRevocationServeTests.report(fixture)
+        let items = report["findings"]?["items"]?.arrayValue ?? []
+        #expect(items.contains { $0["code"] == "credentials-invalid" }, "the report carries the finding: \(items)")
+        #expect(!report.serialized().contains(Self.subject), "the report shows pseudonyms only")
         #expect(!fixture.log.contains(token) && !fixture.log.contains(Self.subject), "token or sub in the log")
         #expect(await fixture.stop() == [0])
         await receiver.stop()
