@@ -208,6 +208,17 @@ public protocol StoreWriter: StoreReader {
         error: String?, at instant: Instant
     ) throws -> Bool
 
+    /// Claims up to `limit` of `app`'s held, unrevoked tokens due for their daily probe, oldest probe first
+    /// (a token never probed counts from when it was linked), and records `now` as their last probe in the same
+    /// statement that tests the rule: none is claimed within ``AppleTokenProbeClaim/interval`` of its last
+    /// probe, by this or any other instance, nor before a release's `retryAt`.
+    func claimAppleTokenProbes(app: String, now: Instant, limit: Int) throws -> [AppleTokenProbeClaim]
+    /// Gives a claimed probe back when it got no answer from Apple (5xx, 429, timeout, refused client): the last
+    /// probe time is restored, so the day's probe is not lost, and the token is not claimed again before
+    /// `retryAt`. False when another claim or a new link has replaced this one (nothing changed).
+    @discardableResult
+    func releaseAppleTokenProbe(_ claim: AppleTokenProbeClaim, retryAt: Instant?) throws -> Bool
+
     // MARK: History
 
     /// Appends one history line and returns its id. `source` is one of `notification`, `replay`, `admin`,

@@ -28,6 +28,9 @@ struct ConfigurationTests {
         #expect(configuration.secrets.masterKeyFile == "/etc/lifecycle/var/secrets/master.key")
         #expect(configuration.keys.rotateEveryDays == nil && configuration.keys.fileCheckSeconds == 5)
         #expect(configuration.erasure.backupRetentionDays == nil)
+        #expect(configuration.apple.probe == AppleProbeConfiguration())
+        #expect(configuration.apple.probe.enabled && configuration.apple.probe.maxPerSecond == 5)
+        #expect(configuration.apple.probe.retrySeconds == 3_600 && configuration.apple.probe.pollSeconds == 60)
     }
 
     static let app: JSONValue = ["id": "shop", "clientIds": ["a"]]
@@ -69,6 +72,14 @@ struct ConfigurationTests {
         (
             ["apps": [["id": "shop", "clientIds": ["a"]]], "secrets": ["masterKey": "x"]],
             "secrets.masterKey: unknown key"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "apple": ["probe": ["maxPerSecond": 0]]],
+            "apple.probe.maxPerSecond: 0 is out of range 1...1000"
+        ),
+        (
+            ["apps": [["id": "shop", "clientIds": ["a"]]], "apple": ["probe": ["everySeconds": 60]]],
+            "apple.probe.everySeconds: unknown key"
         ),
     ]
 

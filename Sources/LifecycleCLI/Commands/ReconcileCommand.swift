@@ -19,7 +19,8 @@ struct ReconcileCommand: LifecycleCommand {
         For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
         streams its records against the service's accounts and erasure jobs and reports:
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
-          warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified
+          warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified,
+                    credentials-invalid (the daily Apple probe got invalid_grant: confirm on the device)
           info      unknown-to-service (the subject is registered as linked)
         notification-gap findings come from the service's own heartbeats (every app, with or without records):
         windows longer than reconcile.gapThresholdSeconds when no instance was receiving. Findings are stored

@@ -13,7 +13,8 @@ struct ServeCommand: LifecycleCommand {
           POST <public.notificationPath>   Apple's server-to-server notifications (default /apple/notifications)
           GET  /healthz                    the process is alive
           GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
-                                           TLS, days until the certificate expires
+                                           TLS, days until the certificate expires; "warnings" names an app
+                                           whose Apple probe is paused (invalid_client)
           GET  /metrics                    only when public.metrics is true (default false: 404)
         Every 200 is sent only after the notification, its account transition and its outbox messages are
         committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail
@@ -27,9 +28,13 @@ struct ServeCommand: LifecycleCommand {
         408 the server gives before any route included.
 
         Background work: signed webhook delivery (outbox.*), the Apple token revocation of in-app deletions
-        (apple.revocation.*: /auth/revoke, then a refresh_token grant that must answer invalid_grant), erasure jobs (erasure.*, when erasure.runInServe;
-        after each batch the store's log is truncated or its key table vacuumed, so no byte of what was
-        erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
+        (apple.revocation.*: /auth/revoke, then a refresh_token grant that must answer invalid_grant), the daily
+        Apple probe of held refresh tokens (apple.probe.*: one refresh_token grant per token at most once per
+        24 h across every instance, at most maxPerSecond a second; invalid_grant ends the account's sessions
+        as credentials-invalid without assuming a deletion; invalid_client pauses the app's probing until a
+        reload; 5xx, 429 and timeouts are retried after retrySeconds), erasure jobs (erasure.*, when
+        erasure.runInServe; after each batch the store's log is truncated or its key table vacuumed, so no
+        byte of what was erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
         notification-gap findings, and to tell a rotation which master keys this instance holds), a look at
         the master key file every keys.fileCheckSeconds (a rotation elsewhere rewrote it: its keys are held at
         once if they include those the store needs), the completion of a master-key rotation a crash

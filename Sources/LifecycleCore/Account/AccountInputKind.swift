@@ -15,9 +15,10 @@ public enum AccountInputKind: String, Hashable, Sendable, CaseIterable {
     case linked = "linked"
     /// The user deleted the account inside the app (App Store Review Guideline 5.1.1(v)).
     case inAppDeletion = "in-app-deletion"
-    /// The reconciler's probe found the stored Apple refresh token rejected by Apple (`invalid_grant`):
-    /// evidence that consent was revoked and the notification was lost (DOMAIN.md §3). Handled exactly like
-    /// ``consentRevoked`` so a lost notification still ends sessions and starts the consent-revoked rules.
+    /// The daily probe found the stored Apple refresh token refused by Apple (`invalid_grant`): consent may have
+    /// been revoked or the Apple Account deleted with the notification lost (DOMAIN.md §3), or the user only
+    /// changed their password. Sessions end as for ``consentRevoked``, but no erasure rule is scheduled: the
+    /// account is not assumed deleted until the app confirms (``AccountStateMachine``).
     case credentialsInvalid = "credentials-invalid"
 
     /// Maps a decoded Apple event type; nil for an unknown type, which is not a state input.

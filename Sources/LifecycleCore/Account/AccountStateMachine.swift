@@ -25,7 +25,11 @@
 /// - E-mail events while consent-revoked are `applied`: the state stays consent-revoked, forwarding is
 ///   remembered, and the app is told (it may still mail the relay address, e.g. receipts).
 /// - `linked` while linked or email-off is an `applied` refresh with no effect.
-/// - `credentials-invalid` acts as `consent-revoked` and schedules the consent-revoked rules.
+/// - `credentials-invalid` (Apple refused the stored refresh token: `invalid_grant`) ends the sessions and drops
+///   the token, and the account reads `consent-revoked` until a sign-in, but no erasure rule is scheduled:
+///   Apple answers `invalid_grant` after a password change too, so it proves neither a revoked consent nor a
+///   deletion (Apple, "Generate and validate tokens"). The app confirms on the device (`getCredentialState`)
+///   and reports what it finds; a `consent-revoked` that follows schedules the consent-revoked rules then.
 /// - `account-deleted` drops stored Apple tokens (Apple has already invalidated them, DOMAIN.md §2);
 ///   `in-app-deletion` revokes them at Apple first, as Apple requires of in-app account deletion.
 public struct AccountStateMachine: Hashable, Sendable {
@@ -94,10 +98,17 @@ public struct AccountStateMachine: Hashable, Sendable {
             record.emailForwarding = enabled
             record.emailForwardingEventTime = input.eventTime
             record.emailForwardingInput = input.kind
-        case .consentRevoked, .credentialsInvalid:
+        case .consentRevoked:
             if !wasRevoked {
                 effects = [.terminateSessions, .dropAppleTokens, .schedulePolicy(trigger: .consentRevoked)]
+            } else if record.accessInput == .credentialsInvalid {
+                // Apple's own word after the probe's suspicion: now the consent-revoked rules apply.
+                effects = [.schedulePolicy(trigger: .consentRevoked)]
             }
+            record.accessEventTime = input.eventTime
+            record.accessInput = input.kind
+        case .credentialsInvalid:
+            if !wasRevoked { effects = [.terminateSessions, .dropAppleTokens] }
             record.accessEventTime = input.eventTime
             record.accessInput = input.kind
         case .linked:

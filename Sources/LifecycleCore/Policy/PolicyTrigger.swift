@@ -1,7 +1,7 @@
 /// The account events an erasure rule can start on (`rules[].on` in a policy, DESIGN.md §7).
 ///
-/// `credentials-invalid` is not a trigger of its own: the machine treats it as a revocation and schedules
-/// the ``consentRevoked`` rules.
+/// `credentials-invalid` is not a trigger: it ends sessions but schedules no rule, since `invalid_grant` does
+/// not prove a revoked consent (``AccountStateMachine``).
 public enum PolicyTrigger: String, Hashable, Sendable, CaseIterable {
     case accountDeleted = "account-deleted"
     case inAppDeletion = "in-app-deletion"

@@ -12,6 +12,10 @@ public struct ObservedAccount: Hashable, Sendable {
     public var revokedAt: Instant?
     /// The in-app deletion's Apple token revocation ended `unverified`: revoked, but the token kept working.
     public var appleRevocationUnverified = false
+    /// When the daily probe found the account's Apple refresh token refused (`invalid_grant`) and nothing
+    /// newer about its access arrived since: a consent-revoked or a deletion the service may never have been
+    /// told about, for the app to confirm (`credentials-invalid` finding).
+    public var credentialsInvalidAt: Instant?
 
     public init(
         subject: String, state: AccountState, deletedAt: Instant? = nil, erasureDeadline: Instant? = nil,

@@ -189,6 +189,16 @@ where AppRecords.Element == AppRecord, ObservedAccounts.Element == ObservedAccou
     }
 
     private mutating func appendErasureFindings(_ observed: ObservedAccount) {
+        if let since = observed.credentialsInvalidAt, observed.state == .consentRevoked {
+            pending.append(
+                Finding(
+                    code: .credentialsInvalid, subject: observed.subject,
+                    detail: "Apple refused the account's stored refresh token (invalid_grant) at \(since.iso8601): "
+                        + "consent may have been revoked or the Apple Account deleted without a notification "
+                        + "reaching the service, or the password changed; sessions were ended, nothing is erased "
+                        + "until the app confirms with getCredentialState on the device",
+                    window: FindingWindow(from: since, to: asOf)))
+        }
         if observed.appleRevocationUnverified {
             pending.append(
                 Finding(

@@ -129,7 +129,7 @@ extension ServiceConfiguration {
         var appleReader = try root.objectOrEmpty("apple")
         try appleReader.allow([
             "jwks", "issuer", "leewaySeconds", "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "restBaseURL",
-            "restTimeoutSeconds", "revocation",
+            "restTimeoutSeconds", "revocation", "probe",
         ])
         var jwks = try appleReader.string(
             "jwks", default: "https://appleid.apple.com/auth/keys", fix: "an https:// URL, a file: URL or a path")
@@ -179,6 +179,17 @@ extension ServiceConfiguration {
             try revocationReader.integer(
                 "pollMilliseconds", default: 1_000, range: 10...60_000, fix: "milliseconds (default 1000)"))
         try revocationReader.finish()
+        var probeReader = try appleReader.objectOrEmpty("probe")
+        try probeReader.allow(["enabled", "maxPerSecond", "retrySeconds", "pollSeconds"])
+        apple.probe.enabled = try probeReader.bool("enabled", default: true)
+        apple.probe.maxPerSecond = Int(
+            try probeReader.integer(
+                "maxPerSecond", default: 5, range: 1...1_000, fix: "refresh_token grants per second (default 5)"))
+        apple.probe.retrySeconds = Int(
+            try probeReader.integer("retrySeconds", default: 3_600, range: 1...86_400, fix: "seconds (default 3600)"))
+        apple.probe.pollSeconds = Int(
+            try probeReader.integer("pollSeconds", default: 60, range: 1...3_600, fix: "seconds (default 60)"))
+        try probeReader.finish()
         try appleReader.finish()
 
         var apps: [AppConfiguration] = []

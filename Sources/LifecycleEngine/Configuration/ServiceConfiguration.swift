@@ -128,6 +128,28 @@ public struct AppleConfiguration: Sendable {
     public var restTimeoutSeconds: Int = 10
     /// How an in-app deletion's revocation is attempted and proved (`revocation`).
     public var revocation = AppleRevocationConfiguration()
+    /// The daily probe of held refresh tokens (`probe`).
+    public var probe = AppleProbeConfiguration()
+}
+
+/// The daily probe of `serve` (`apple.probe`): for every app with `signInWithApple`, each held refresh token
+/// is validated with one `refresh_token` grant at most once a day (Apple, "Generate and validate tokens"; the
+/// store enforces the day for every instance), so that a revocation or deletion whose notification never
+/// arrived is found: `invalid_grant` ends the account's sessions and leaves a `credentials-invalid` finding.
+/// On by default: it only runs for apps whose credentials are configured, whose operators linked tokens so
+/// that Apple's answer can be asked for, and a lost notification otherwise stays invisible.
+public struct AppleProbeConfiguration: Sendable, Hashable {
+    /// Default true.
+    public var enabled = true
+    /// Grants per second this instance sends at most, over every app. Default 5 (432,000 tokens a day).
+    public var maxPerSecond = 5
+    /// How long a probe that got no answer (5xx, 429, a timeout) waits before its token is tried again, within
+    /// the same day. Default 3600 s.
+    public var retrySeconds = 3_600
+    /// Longest sleep between looks for due tokens. Default 60 s.
+    public var pollSeconds = 60
+
+    public init() {}
 }
 
 /// The revocation worker of `serve` (`apple.revocation`): every attempt calls `/auth/revoke`, then proves it

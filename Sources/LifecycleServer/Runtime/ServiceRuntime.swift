@@ -29,6 +29,8 @@ public final class ServiceRuntime: Sendable {
     let outbox: OutboxDispatcher
     /// Revokes and verifies the Apple tokens of in-app deletions (`apple.revocation` settings).
     let revocations: AppleRevocationWorker
+    /// Validates held Apple refresh tokens once a day (`apple.probe` settings).
+    let probes: AppleTokenProber
     private let reloads: Counter
     private let heartbeats: Counter
     private let lastHeartbeat: Gauge
@@ -57,14 +59,28 @@ public final class ServiceRuntime: Sendable {
         self.erasureRunner = ErasureJobRunner(context: context, owner: instanceID)
         let configuration = context.configuration
         let tls = context.tls
+        let probes = AppleTokenProber(context: context)
+        self.probes = probes
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
             servesMetrics: configuration.publicListener.metrics, ingestor: { context.current.ingestor },
             store: context.store, keys: context.keys,
             metrics: context.metrics, clock: context.clock,
             readinessDetails: {
-                guard let tls else { return ["tls": "terminated upstream"] }
-                return ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
+                var details: JSONObject =
+                    if let tls {
+                        ["certificateDaysUntilExpiry": .integer(Int64(tls.daysUntilExpiry()))]
+                    } else {
+                        ["tls": "terminated upstream"]
+                    }
+                // Warnings leave the instance ready: notifications are still received.
+                let warnings = probes.paused.map { paused in
+                    JSONValue.string(
+                        "apple probe paused for app \(paused.app): Apple answered \(paused.error); check its "
+                            + "signInWithApple credentials (lifecycle apple check), then reload")
+                }
+                if !warnings.isEmpty { details["warnings"] = .array(warnings) }
+                return details
             })
         if let tls {
             // A point in time in seconds, as Prometheus' base units ask (the blackbox exporter's
@@ -143,6 +159,7 @@ public final class ServiceRuntime: Sendable {
         startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }
         startBackground { [revocations] in await revocations.run() }
+        startBackground { [probes] in await probes.run() }
         // Runs in the rounds where the configuration in force says erasure.runInServe, so a reload can turn it
         // on or off.
         startBackground { [erasureRunner] in
@@ -328,6 +345,7 @@ public final class ServiceRuntime: Sendable {
                 rescheduled.notify()
                 rotationRescheduled.notify()
                 context.outboxSignal.notify()
+                probes.resume()
                 if !kept.isEmpty {
                     log.warning(
                         "reload.restart_required",

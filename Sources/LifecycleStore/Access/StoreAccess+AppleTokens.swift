@@ -27,7 +27,8 @@ extension StoreAccess {
                     linked_at_ms = excluded.linked_at_ms,
                     dropped_at_ms = NULL,
                     revoked_at_ms = NULL,
-                    last_probe_at_ms = NULL
+                    last_probe_at_ms = NULL,
+                    probe_not_before_ms = NULL
                 RETURNING 1
                 """,
                 [

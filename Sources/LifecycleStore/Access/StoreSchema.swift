@@ -30,7 +30,8 @@ enum StoreSchema {
             Migration(version: 12, name: "failure-code-spelling", sql: failureCodeSpelling),
             Migration(version: 13, name: "apple-token-vault", sql: appleTokenVault(dialect)),
             Migration(version: 14, name: "apple-revocations", sql: appleRevocations(dialect)),
-            Migration(version: 15, name: "notification-payloads-held", sql: notificationPayloadsHeld),
+            Migration(version: 15, name: "apple-token-probe-retry", sql: appleTokenProbeRetry(dialect)),
+            Migration(version: 16, name: "notification-payloads-held", sql: notificationPayloadsHeld),
         ]
     }
 
@@ -422,6 +423,15 @@ enum StoreSchema {
             FOREIGN KEY (app, sub) REFERENCES accounts (app, sub)
         );
         CREATE INDEX apple_revocations_pending_due ON apple_revocations (available_at_ms) WHERE status = 'pending';
+        """
+    }
+
+    /// The daily probe's back-off: a probe that got no answer from Apple (5xx, 429, a timeout) gives its claim
+    /// back (`last_probe_at_ms` restored, so the day's probe is not lost) and sets `probe_not_before_ms`, so the
+    /// retry waits for a later round instead of asking again at once. Nil when no retry is waiting.
+    static func appleTokenProbeRetry(_ dialect: SQLDialect) -> String {
+        """
+        ALTER TABLE apple_tokens ADD COLUMN probe_not_before_ms \(dialect.integer);
         """
     }
 

@@ -20,6 +20,9 @@ enum ObservedAccountRow {
         var observed = ObservedAccount(
             subject: row.text(0), state: state, deletedAt: row.optionalInstant(2), erasureDeadline: deadline,
             erasureStatus: erasure, revokedAt: revoked ? row.optionalInstant(3) : nil)
+        if state == .consentRevoked, row.optionalText(4) == AccountInputKind.credentialsInvalid.rawValue {
+            observed.credentialsInvalidAt = row.optionalInstant(3)
+        }
         observed.appleRevocationUnverified = row.optionalText(8) == AppleRevocationStatus.unverified.rawValue
         return observed
     }

@@ -16,6 +16,22 @@ struct AccountSequenceTests {
         #expect(machine.state == .consentRevoked)
     }
 
+    @Test(
+        "credentials-invalid ends sessions without assuming deletion; Apple's consent-revoked after it schedules the rules"
+    )
+    func credentialsInvalidThenConsentRevoked() {
+        let (machine, outcomes) = run([
+            input(.linked, at: 10), input(.credentialsInvalid, at: 100), input(.consentRevoked, at: 150),
+            input(.linked, at: 200),
+        ])
+        #expect(outcomes.map(\.disposition) == [.applied, .applied, .applied, .applied])
+        #expect(outcomes[1].state == .consentRevoked)
+        #expect(outcomes[1].effects == [.terminateSessions, .dropAppleTokens], "no erasure rule scheduled")
+        #expect(outcomes[2].effects == [.schedulePolicy(trigger: .consentRevoked)], "sessions already ended")
+        #expect(outcomes[3].effects == [.cancelRelinkCancellableJobs])
+        #expect(machine.state == .linked)
+    }
+
     @Test("an e-mail event older than the last e-mail event is stale and changes nothing")
     func staleEmailEvent() {
         let (machine, outcomes) = run([

@@ -46,6 +46,8 @@ struct TransitionRow: Sendable, CustomTestStringConvertible {
 private let revoke: [AccountEffect] = [
     .terminateSessions, .dropAppleTokens, .schedulePolicy(trigger: .consentRevoked),
 ]
+/// `credentials-invalid`: sessions end, the dead token is dropped, and nothing is scheduled (not assumed deleted).
+private let credentialsEnd: [AccountEffect] = [.terminateSessions, .dropAppleTokens]
 private let appleDeletion: [AccountEffect] = [
     .terminateSessions, .dropAppleTokens, .schedulePolicy(trigger: .accountDeleted),
 ]
@@ -68,7 +70,7 @@ let transitionTable: [TransitionRow] = [
     row(.noRecord, .accountDeleted, .deleted, .applied, appleDeletion),
     row(.noRecord, .linked, .linked),
     row(.noRecord, .inAppDeletion, .deleted, .applied, inAppDeletion),
-    row(.noRecord, .credentialsInvalid, .consentRevoked, .applied, revoke),
+    row(.noRecord, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
 
     row(.linked, .emailDisabled, .emailOff, .applied, [.emailForwardingChanged(enabled: false)]),
     row(.linked, .emailEnabled, .linked),
@@ -76,7 +78,7 @@ let transitionTable: [TransitionRow] = [
     row(.linked, .accountDeleted, .deleted, .applied, appleDeletion),
     row(.linked, .linked, .linked),
     row(.linked, .inAppDeletion, .deleted, .applied, inAppDeletion),
-    row(.linked, .credentialsInvalid, .consentRevoked, .applied, revoke),
+    row(.linked, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
 
     row(.emailOff, .emailDisabled, .emailOff),
     row(.emailOff, .emailEnabled, .linked, .applied, [.emailForwardingChanged(enabled: true)]),
@@ -84,7 +86,7 @@ let transitionTable: [TransitionRow] = [
     row(.emailOff, .accountDeleted, .deleted, .applied, appleDeletion),
     row(.emailOff, .linked, .emailOff),
     row(.emailOff, .inAppDeletion, .deleted, .applied, inAppDeletion),
-    row(.emailOff, .credentialsInvalid, .consentRevoked, .applied, revoke),
+    row(.emailOff, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
 
     row(.consentRevoked, .emailDisabled, .consentRevoked, .applied, [.emailForwardingChanged(enabled: false)]),
     row(.consentRevoked, .emailEnabled, .consentRevoked),

@@ -37,6 +37,19 @@ struct ReconcilerMergeTests {
             erasureStatus: .completed),
     ]
 
+    @Test("a token Apple refused (invalid_grant) gives a credentials-invalid finding until access news arrives")
+    func credentialsInvalid() {
+        var suspected = ObservedAccount(subject: "001.a", state: .consentRevoked, revokedAt: Self.past)
+        suspected.credentialsInvalidAt = Self.past
+        let found = findings([AppRecord(subject: "001.a", sessions: 0)], [suspected])
+        #expect(found.map(\.code) == [.credentialsInvalid])
+        #expect(found.first?.detail.contains("getCredentialState") == true)
+        #expect(found.first?.window == FindingWindow(from: Self.past, to: Self.asOf))
+        var relinked = suspected
+        relinked.state = .linked
+        #expect(findings([AppRecord(subject: "001.a", sessions: 0)], [relinked]) == [])
+    }
+
     @Test("a clean dataset gives no finding")
     func clean() {
         #expect(findings(Self.cleanApp, Self.cleanObserved) == [])
