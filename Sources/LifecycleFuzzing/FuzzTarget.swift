@@ -26,7 +26,8 @@ public struct FuzzTarget: Sendable {
         NotificationBodyTarget.target, AppleEventTarget.target, ISO8601InstantTarget.target,
         ISODurationTarget.target, PolicyFileTarget.target, ConfigurationFileTarget.target, CSVRecordsTarget.target,
         JSONLinesRecordsTarget.target, ReportManifestLineTarget.target, AdminRequestTarget.target,
-        SQLParametersTarget.target, AppleBaseURLTarget.target,
+        SQLParametersTarget.target, AppleBaseURLTarget.target, BackupManifestTarget.target,
+        ErasureJournalTarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
