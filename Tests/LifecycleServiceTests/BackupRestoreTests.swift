@@ -219,6 +219,19 @@ struct BackupRestoreTests {
         #expect(await fixture.stop() == [0])
     }
 
+    @Test("on a PostgreSQL store backup and restore refuse with one line pointing at the README's recipe")
+    func postgresRefused() async throws {
+        let fixture = try await ServeFixture()
+        try fixture.updateConfiguration { $0["storage"] = ["url": "postgres://lifecycle@127.0.0.1:1/lifecycle"] }
+        for command in [["backup", "store.backup"], ["restore", "store.backup"]] {
+            let run = try await fixture.lifecycle(command + ["--config", fixture.configurationFile])
+            #expect(run.status == 1 && run.errorLines.count == 1, "\(run)")
+            #expect(run.errors.contains("not SQLite") && run.errors.contains("README, Backups"), "\(run)")
+            #expect(run.errors.contains(command[0] == "backup" ? "pg_dump" : "pg_restore"), "\(run)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("store.backup")))
+    }
+
     @Test("reconcile --after-restore turns a retained-after-deletion of a restored app database into a new erasure job")
     func reconcileAfterRestore() async throws {
         let fixture = try await ServeFixture(

@@ -61,7 +61,7 @@ public struct ErasureJournal: Sendable {
     /// Appends one line and flushes it to disk before returning. A line left without its newline by a crash is
     /// ended first, so the next line starts on a line of its own.
     public func append(_ line: ErasureJournalLine) throws {
-        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw DurableFile.failure(path, "open the erasure journal (lifecycle creates it with the store)")
         }
