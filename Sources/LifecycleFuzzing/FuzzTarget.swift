@@ -27,7 +27,7 @@ public struct FuzzTarget: Sendable {
         ISODurationTarget.target, PolicyFileTarget.target, ConfigurationFileTarget.target, CSVRecordsTarget.target,
         JSONLinesRecordsTarget.target, ReportManifestLineTarget.target, AdminRequestTarget.target,
         SQLParametersTarget.target, AppleBaseURLTarget.target, AppleResponseTarget.target,
-        TransparencyLogTarget.target,
+        TransparencyLogTarget.target, BackupManifestTarget.target, ErasureJournalTarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

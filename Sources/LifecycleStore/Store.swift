@@ -296,6 +296,14 @@ public protocol StoreWriter: StoreReader {
     /// prove when and under which rule; the destroyed key's row stays too, naming the master key in force.
     func eraseSubjectValues(app: String, subject: String, scopes: Set<SubjectKeyScope>, at instant: Instant) throws
         -> SubjectValueErasure
+    /// Re-applies one erasure recorded in the erasure journal to a restored copy of the store (`lifecycle
+    /// restore`): destroys the data keys of `scopes` that existed when it ran (created at or before
+    /// `erasedAt`; a newer key holds data of a later re-link and stays), clears their columns unless such a
+    /// newer live key holds them, and puts back `account` as the tombstone unless the copy's record has applied
+    /// a newer input. Running it twice changes nothing the second time.
+    func reapplyErasure(
+        app: String, subject: String, scopes: Set<SubjectKeyScope>, erasedAt: Instant, account: AccountRecord?
+    ) throws -> ErasureReapplication
     /// Gives every `self` step whose hygiene is ``ErasureStepEvidence/hygienePending`` and that finished at or
     /// before `finishedBy` the hygiene `description` (what ``Store/removeRemnants()`` did); returns how many.
     @discardableResult

@@ -2,6 +2,7 @@ import Foundation
 import LifecycleCore
 import LifecycleEngine
 import LifecycleReconcile
+import LifecycleStore
 
 /// `lifecycle reconcile`: compare the app's own records with what the service observed.
 struct ReconcileCommand: LifecycleCommand {
@@ -11,8 +12,8 @@ struct ReconcileCommand: LifecycleCommand {
         CommandSyntax(
             "reconcile",
             options: [
-                .value("--app", "ID"), .value("--as-of", "TIME"), .value("--fail-on", "info|warning|critical"), .json,
-                .config, .logLevel,
+                .value("--app", "ID"), .value("--as-of", "TIME"), .value("--fail-on", "info|warning|critical"),
+                .flag("--after-restore"), .json, .config, .logLevel,
             ])
     ]
     static let details = """
@@ -35,6 +36,10 @@ struct ReconcileCommand: LifecycleCommand {
           --as-of TIME      judge deadlines as of this instant, RFC 3339 or Unix time (default: now)
           --fail-on LEVEL   exit 1 when a finding at or above LEVEL exists (default: critical)
           --json            print the run as JSON (subjects as keyed pseudonyms)
+          --after-restore   the app restored its own database from a backup: every retained-after-deletion
+                            finding becomes a new erasure job at once (its deletion's rules under the app's
+                            policy, due now, deadline counted from now), listed by lifecycle jobs list and
+                            GET /v1/jobs; the run says how many (JSON: "afterRestore")
 
         exit status: 0 nothing at or above the threshold, 1 findings at or above it, 2 could not run
         (unreadable source, another run holds the lock, bad configuration)
@@ -48,6 +53,7 @@ struct ReconcileCommand: LifecycleCommand {
         let asOfText = try arguments.option("--as-of")
         let failOnText = try arguments.option("--fail-on") ?? "critical"
         let json = arguments.flag("--json")
+        let afterRestore = arguments.flag("--after-restore")
         try arguments.finish()
         guard let failOn = FindingSeverity(rawValue: failOnText) else {
             throw UsageError("--fail-on must be info, warning or critical, got '\(failOnText)'")
@@ -65,19 +71,54 @@ struct ReconcileCommand: LifecycleCommand {
             store: context.store, log: context.log, clock: context.clock, active: { context.current },
             owner: ProcessIdentity.current.description)
         let report: Reconciler.Report
+        var scheduled: [Int64] = []
         do {
             report = try await reconciler.run(app: app, asOf: asOf)
+            if afterRestore { scheduled = try await scheduleAgain(report, context: context) }
         } catch {
             await context.close()
             throw error
         }
         await context.close()
-        io.print(
-            json
-                ? render(report, pseudonymizer: context.pseudonymizer).serialized(pretty: true)
-                : text(report, pseudonymizer: context.pseudonymizer))
+        if json {
+            var document = render(report, pseudonymizer: context.pseudonymizer)
+            if afterRestore, case .object(var object) = document {
+                object["afterRestore"] = ["erasureJobs": .array(scheduled.map { .integer($0) })]
+                document = .object(object)
+            }
+            io.print(document.serialized(pretty: true))
+        } else {
+            io.print(text(report, pseudonymizer: context.pseudonymizer))
+            if afterRestore {
+                io.print(
+                    "after restore: \(scheduled.count) erasure jobs scheduled"
+                        + (scheduled.isEmpty ? "" : " (\(scheduled.map(String.init).joined(separator: ", ")))"))
+            }
+        }
         let failing = report.findings.contains { $0.severity >= failOn }
         return failing ? ExitStatus.negative : ExitStatus.success
+    }
+
+    /// `--after-restore`: one new erasure job per `retained-after-deletion` finding, from the deletion that
+    /// the account's tombstone records (``ErasureScheduler/scheduleAgain(app:subject:trigger:at:in:)``).
+    static func scheduleAgain(_ report: Reconciler.Report, context: ServiceContext) async throws -> [Int64] {
+        let scheduler = ErasureScheduler(configuration: context.configuration)
+        let now = context.clock.now()
+        var ids: [Int64] = []
+        for app in report.apps {
+            for finding in app.findings where finding.code == .retainedAfterDeletion {
+                guard let subject = finding.subject else { continue }
+                let appID = app.app
+                ids += try await context.store.write { writer in
+                    let account = try writer.account(app: appID, subject: subject)
+                    let trigger: PolicyTrigger = account?.deletedBy == .inAppDeletion ? .inAppDeletion : .accountDeleted
+                    return try scheduler.scheduleAgain(
+                        app: appID, subject: subject, trigger: trigger, at: now, in: writer)
+                }
+            }
+        }
+        if !ids.isEmpty { context.log.info("reconcile.after_restore", [("erasureJobs", .integer(Int64(ids.count)))]) }
+        return ids
     }
 
     static func render(_ report: Reconciler.Report, pseudonymizer: KeyedSubjectPseudonymizer) -> JSONValue {

@@ -2,6 +2,7 @@ import Foundation
 import LifecycleCore
 import LifecycleEngine
 import LifecycleServer
+import LifecycleStore
 
 /// `lifecycle serve`: run the service until SIGTERM/SIGINT.
 struct ServeCommand: LifecycleCommand {
@@ -70,8 +71,14 @@ struct ServeCommand: LifecycleCommand {
 
         Logs are JSON lines on standard error, at logLevel (--log-level LEVEL or LIFECYCLE_LOG_LEVEL override
         it, also across reloads); subjects appear only as keyed pseudonyms.
+
+        With a SQLite store, serve holds PATH.lock-serve (shared, so several serve processes may share the
+        file) for as long as it runs, which lifecycle restore waits for, creates the erasure journal
+        PATH-erasures.jsonl when missing, and refuses to start while PATH.restore-pending says a restore has
+        not finished re-applying erasures.
+
         exit status: 0 after a clean stop, 2 when it cannot start (one line naming the problem, e.g. a key file
-        without the master key in force in the store)
+        without the master key in force in the store, or an unfinished restore)
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
@@ -82,6 +89,8 @@ struct ServeCommand: LifecycleCommand {
         try arguments.finish()
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let clock = try SystemClock.fromEnvironment(io.environment)
+        let instanceLock = try holdStore(configuration.storage, clock: clock)
+        defer { if let instanceLock { SQLiteInstanceLock.release(instanceLock) } }
         // serve always logs: at the configured level, or the one asked for with --log-level / LIFECYCLE_LOG_LEVEL.
         let context = try await ServiceContext.open(
             configuration: configuration, clock: clock, logSink: io.logSink, logLevel: io.logLevel,
@@ -104,5 +113,28 @@ struct ServeCommand: LifecycleCommand {
         await signals.waitForTermination(onReload: { await runtime.reload() })
         await runtime.stop()
         return ExitStatus.success
+    }
+
+    /// On SQLite: refuses a store whose restore has not finished re-applying erasures, takes the shared side of
+    /// the instance lock for the life of the process (``SQLiteInstanceLock``: `lifecycle restore` waits for
+    /// every serve to stop), and creates the erasure journal when missing, so it begins before any backup.
+    static func holdStore(_ storage: StorageConfiguration, clock: any LifecycleClock) throws -> Int32? {
+        guard let database = storage.sqlitePath else { return nil }
+        if let pending = StoreRestore.pendingRestore(database: database) {
+            throw StoreRestore.Refusal(description: pending)
+        }
+        let directory = URL(fileURLWithPath: database).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard let lock = try SQLiteInstanceLock.holdShared(database: database) else {
+            throw StoreRestore.Refusal(
+                description: "\(database): lifecycle restore is replacing the store; start serve when it has finished")
+        }
+        do {
+            try ErasureJournal(database: database).create(at: clock.now())
+        } catch {
+            SQLiteInstanceLock.release(lock)
+            throw error
+        }
+        return lock
     }
 }

@@ -240,6 +240,7 @@ public final class ErasureJobRunner: Sendable {
         let scopes = SubjectKeyScope.erased(by: stored.job.plan.categories)
         let (app, subject, now) = (stored.app, stored.subject, clock.now())
         do {
+            try await journal(stored, scopes: scopes, at: now)
             let (erasure, remaining) = try await store.write { writer in
                 let erasure = try writer.eraseSubjectValues(app: app, subject: subject, scopes: scopes, at: now)
                 let remaining = try writer.remainingSubjectValues(app: app, subject: subject, scopes: scopes)
@@ -254,6 +255,22 @@ public final class ErasureJobRunner: Sendable {
         } catch {
             return .failed(ErasureStepEvidence(errorCode: .storeUnavailable), retryable: true)
         }
+    }
+
+    /// Appends the erasure to the store's erasure journal (SQLite only, ``ErasureJournal``) and flushes it
+    /// before the step commits, so a restore of an older backup re-applies it; the account as it stands now
+    /// is its tombstone. A journal that cannot be written fails the step (retried), so no erasure commits
+    /// unrecorded.
+    private func journal(_ stored: StoredErasureJob, scopes: Set<SubjectKeyScope>, at now: Instant) async throws {
+        guard let journal = ErasureJournal(storage: configuration.storage) else { return }
+        let (app, subject) = (stored.app, stored.subject)
+        let account = try await store.read { reader in try reader.account(app: app, subject: subject) }
+        try journal.create(at: now)
+        try journal.append(
+            .erasure(
+                ErasureJournalEntry(
+                    at: now, app: app, subject: log.pseudonym(app: app, subject: subject), job: stored.id,
+                    scopes: scopes, account: account)))
     }
 
     /// Whether the store may hold pre-erasure pages: true at start (a crash may have left a `self` step's

@@ -49,6 +49,24 @@ public struct ErasureScheduler: ErasureScheduling {
         }
     }
 
+    /// `lifecycle reconcile --after-restore`: the app restored its database from a backup, so a subject it
+    /// had erased holds data again (a `retained-after-deletion` finding). Schedules the jobs the deletion's
+    /// rules plan under the app's policy in force, due now (a rule's waiting period already passed once) and
+    /// with its deadline counted from now. Returns the new jobs' ids; none when the app maps no erasure.
+    public func scheduleAgain(
+        app: String, subject: String, trigger: PolicyTrigger, at now: Instant, in writer: any StoreWriter
+    ) throws -> [Int64] {
+        guard let plan = apps[app] else { return [] }
+        let planned = ErasurePlanner.plan(
+            policy: plan.policy, policyReference: plan.reference, categoryTargets: plan.categories, trigger: trigger,
+            eventTime: now)
+        return try planned.jobs.map { job in
+            var job = job
+            job.notBefore = now
+            return try writer.insertErasureJob(app: app, subject: subject, plan: job, createdAt: now)
+        }
+    }
+
     public func cancelForRelink(context: TransitionContext, in writer: any StoreWriter) throws {
         try writer.cancelErasureJobsForRelink(
             app: context.app, subject: context.subject, at: context.input.receivedAt,

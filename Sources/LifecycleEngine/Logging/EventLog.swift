@@ -32,6 +32,11 @@ public final class EventLog: Sendable {
         self.sink = sink
     }
 
+    /// The keyed pseudonym this log writes for `subject` of `app`.
+    package func pseudonym(app: String, subject: String) -> String {
+        pseudonymizer.pseudonym(app: app, subject: subject)
+    }
+
     public static let standardError: Sink = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

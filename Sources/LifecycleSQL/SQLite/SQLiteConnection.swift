@@ -18,7 +18,7 @@ package final class SQLiteConnection: @unchecked Sendable {
     }
 
     package let path: String
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens `path` and applies the durability pragmas every connection needs.

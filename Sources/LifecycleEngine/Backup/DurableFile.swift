@@ -1,0 +1,102 @@
+import Foundation
+import Glibc
+
+/// The file operations a backup, a restore and the erasure journal need to survive a crash: data reaches the
+/// disk before a rename makes it visible (fsync(2), then rename(2), then fsync of the directory, so the new
+/// name itself is durable), and a failure names the file and the system's reason.
+enum DurableFile {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func failure(_ path: String, _ doing: String) -> Failure {
+        Failure(description: "\(path): cannot \(doing) (\(String(cString: strerror(errno))))")
+    }
+
+    static func directory(of path: String) -> String {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return directory.isEmpty ? "." : directory
+    }
+
+    /// fsync of an existing file.
+    static func sync(_ path: String) throws(Failure) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, "open it to flush it") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure(path, "flush it to disk") }
+    }
+
+    /// fsync of the directory holding `path`, so a create, rename or unlink in it is durable.
+    static func syncDirectory(of path: String) throws(Failure) {
+        let directory = directory(of: path)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(directory, "open the directory to flush it") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure(directory, "flush the directory to disk") }
+    }
+
+    /// Renames a flushed file into place and flushes the directory.
+    static func publish(_ temporary: String, as path: String) throws(Failure) {
+        guard rename(temporary, path) == 0 else { throw failure(path, "rename \(temporary) to it") }
+        try syncDirectory(of: path)
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, flushes it and renames it over `path`: a crash leaves
+    /// the old file or the whole new one.
+    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw failure(temporary, "create it") }
+        let written = writeAll(descriptor, bytes)
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written, synced else {
+            let error = failure(temporary, "write it")
+            unlink(temporary)
+            throw error
+        }
+        do {
+            try publish(temporary, as: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// Copies `source` to `destination` (created, never overwritten) and flushes the copy.
+    static func copy(_ source: String, to destination: String) throws(Failure) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw failure(source, "open it") }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw failure(destination, "create it") }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw failure(source, "read it") }
+            if count == 0 { break }
+            guard writeAll(output, Array(buffer[0..<count])) else { throw failure(destination, "write it") }
+        }
+        guard fsync(output) == 0 else { throw failure(destination, "flush it to disk") }
+    }
+
+    /// Removes `path` if it exists.
+    static func remove(_ path: String) throws(Failure) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw failure(path, "remove it") }
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
