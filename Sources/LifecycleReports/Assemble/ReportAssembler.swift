@@ -14,9 +14,11 @@ import LifecycleStore
 ///   or ended unverified within its deadline, else `pending`; every job cancelled by a re-link is `cancelled`;
 /// - on time only when every job completed by its own deadline.
 public struct ReportAssembler: Sendable {
-    /// The account inputs that are deletion requests, in report order.
+    /// The account inputs that are deletion requests, in report order. `credentials-invalid` (the daily probe's
+    /// `invalid_grant`) is not one: it schedules no erasure until the app or Apple confirms, so it is charted
+    /// and reported as a finding, never listed as a request that would stay pending.
     public static let deletionTypes: [AccountInputKind] = [
-        .accountDeleted, .inAppDeletion, .consentRevoked, .credentialsInvalid,
+        .accountDeleted, .inAppDeletion, .consentRevoked,
     ]
     /// The inputs the events-per-day chart counts: everything but sign-ins, which would drown the rest.
     public static let chartedEventTypes: [AccountInputKind] = [
@@ -103,14 +105,14 @@ public struct ReportAssembler: Sendable {
         switch kind {
         case .accountDeleted: .accountDeleted
         case .inAppDeletion: .inAppDeletion
-        case .consentRevoked, .credentialsInvalid: .consentRevoked
-        case .emailDisabled, .emailEnabled, .linked: nil
+        case .consentRevoked: .consentRevoked
+        case .credentialsInvalid, .emailDisabled, .emailEnabled, .linked: nil
         }
     }
 
     static func source(of event: ReportEvent) -> ReportEventSource {
         if event.kind == .inAppDeletion { return .inApp }
-        if event.kind == .credentialsInvalid || event.source == "reconciler" { return .reconciler }
+        if event.source == "reconciler" { return .reconciler }
         return .notification
     }
 

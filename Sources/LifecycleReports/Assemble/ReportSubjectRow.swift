@@ -5,7 +5,7 @@ import LifecycleCore
 public struct ReportSubjectRow: Hashable, Sendable {
     /// Keyed pseudonym of (app, sub); `lifecycle report lookup` recomputes it for a data-subject inquiry.
     public var pseudonym: String
-    /// The account input: `account-deleted`, `in-app-deletion`, `consent-revoked` or `credentials-invalid`.
+    /// The account input: `account-deleted`, `in-app-deletion` or `consent-revoked`.
     public var eventType: String
     public var source: ReportEventSource
     public var eventTime: Instant

@@ -103,8 +103,8 @@ enum ReportFixture {
             event(3, .accountDeleted, "2026-11-04T08:00:00Z"),
             // 4: in-app deletion whose webhook target failed, within its deadline (7-day rule).
             event(4, .inAppDeletion, "2026-11-07T20:00:00Z", source: "admin"),
-            // 5: revocation found by the reconciler's token probe; cancelled by a re-link.
-            event(5, .credentialsInvalid, "2026-11-05T07:15:00Z", source: "reconciler"),
+            // 5: a revocation whose notification was lost, found by the reconciler; cancelled by a re-link.
+            event(5, .consentRevoked, "2026-11-05T07:15:00Z", source: "reconciler"),
             event(5, .linked, "2026-11-06T07:15:00Z"),
             // 6: e-mail forwarding switched off and on again: charted, not a deletion request.
             event(6, .emailDisabled, "2026-11-03T15:00:00Z"),

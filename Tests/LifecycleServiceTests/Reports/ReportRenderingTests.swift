@@ -53,7 +53,7 @@ struct ReportRenderingTests {
             (2, "consent-revoked", .completed, false),
             (3, "account-deleted", .overdue, false),
             (4, "in-app-deletion", .failed, nil),
-            (5, "credentials-invalid", .cancelled, nil),
+            (5, "consent-revoked", .cancelled, nil),
         ])
     func outcomes(subject: Int, type: String, outcome: ReportOutcome, onTime: Bool?) throws {
         let row = try Self.row(subject, type)
