@@ -35,12 +35,17 @@ enum SQLiteExclusiveLock {
 
     /// Takes the lock without waiting; the descriptor holding it, or nil when another holder has it.
     static func tryAcquire(database: String, name: String) throws(StoreError) -> Int32? {
-        let file = path(database: database, name: name)
+        try tryLock(file: path(database: database, name: name), operation: LOCK_EX)
+    }
+
+    /// `flock(file, operation | LOCK_NB)` on the file (created 0600 when missing): the descriptor holding the
+    /// lock, or nil when a conflicting holder has it.
+    static func tryLock(file: String, operation: Int32) throws(StoreError) -> Int32? {
         let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError.unavailable("cannot open the lock file \(file) (errno \(errno))")
         }
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
+        if flock(descriptor, operation | LOCK_NB) == 0 { return descriptor }
         let code = errno
         close(descriptor)
         guard code == EWOULDBLOCK else {

@@ -29,15 +29,6 @@ public enum SQLiteInstanceLock {
     }
 
     private static func take(database: String, operation: Int32) throws(StoreError) -> Int32? {
-        let file = path(database: database)
-        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError.unavailable("cannot open the lock file \(file) (errno \(errno))")
-        }
-        if flock(descriptor, operation | LOCK_NB) == 0 { return descriptor }
-        let code = errno
-        close(descriptor)
-        guard code == EWOULDBLOCK else { throw StoreError.unavailable("cannot lock \(file) (errno \(code))") }
-        return nil
+        try SQLiteExclusiveLock.tryLock(file: path(database: database), operation: operation)
     }
 }
