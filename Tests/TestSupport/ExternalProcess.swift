@@ -20,14 +20,15 @@ public enum ExternalProcess {
     /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it on a thread of its own:
     /// blocking one of the test process's few concurrency threads (one per core) for a Python run or a pip
     /// install would stall every test running alongside in the parallel suite.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil)
-        async throws
-        -> Result
-    {
+    /// `directory`, when given, is the working directory.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil
+    ) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The test-only Python tools `make test` installs into `.build/test-venv` (scripts/test-venv.sh), and a way to
 /// run them. A test that needs them is skipped, with this reason printed, when the venv is missing.
@@ -26,22 +27,9 @@ enum OutsideTools {
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], in directory: String
     ) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = tool(name)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            Thread {
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
-            }.start()
-        }
+        let result = try await ExternalProcess.run(
+            tool(name).path, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, in: directory)
+        return (result.status, result.output)
     }
 }
