@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import TestSupport
 import Testing
 
 /// An outside opinion on the TLS listener: Debian's `testssl.sh` scans it for protocols and cipher categories.
@@ -35,20 +36,16 @@ struct TestsslScanTests {
         let context = try fixture.context()
         let report = fixture.directory.file("testssl.json")
         try await withServer(testConfiguration { $0.transport = .tls(context) }) { _, port in
-            let status = try await onThread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: scanner)
-                process.arguments = [
-                    "--quiet", "--color", "0", "--warnings", "off", "--jsonfile", report, "--protocols", "--std",
-                    "--cipher-per-proto",
-                    "--fs", "127.0.0.1:\(port)",
-                ]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                return process.terminationStatus
-            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: scanner)
+            process.arguments = [
+                "--quiet", "--color", "0", "--warnings", "off", "--jsonfile", report, "--protocols", "--std",
+                "--cipher-per-proto",
+                "--fs", "127.0.0.1:\(port)",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let status = await (try ProcessExit.start(process)).wait()
             _ = status  // testssl's exit status counts findings of any severity; the JSON below is the verdict.
         }
         let findings = try Self.findings(in: report)

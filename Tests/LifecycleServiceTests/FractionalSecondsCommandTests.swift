@@ -52,9 +52,7 @@ struct FractionalSecondsCommandTests {
 
     /// A dev-setup directory with a request body signed by its key (issued now, so valid at `now`).
     static func devDirectory() async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frac-\(UUID().uuidString)").path
-        let setup = try await LifecycleProcess.run(["dev-setup", "--directory", directory])
-        try #require(setup.status == 0, "dev-setup: \(setup.errors)")
+        let directory = try await DevSetupDirectory.make(prefix: "frac")
         let body = try await LifecycleProcess.run(
             ["simulate", "--config", "lifecycle.json", "--type", "consent-revoked", "--sub", "s1", "--print"],
             directory: directory)

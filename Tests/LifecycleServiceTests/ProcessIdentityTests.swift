@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LifecycleEngine
@@ -40,9 +41,9 @@ struct ProcessIdentityTests {
 
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/true")
-        try child.run()
+        let exit = try ProcessExit.start(child)
         let pid = child.processIdentifier
-        child.waitUntilExit()
+        _ = await exit.wait()
         let exited = ProcessIdentity(host: current.host, pid: pid, startMilliseconds: current.startMilliseconds)
         #expect(exited.isGone)
     }

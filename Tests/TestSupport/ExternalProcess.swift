@@ -17,7 +17,7 @@ public enum ExternalProcess {
         return nil
     }
 
-    /// Runs `executable` with `arguments`, stdout and stderr together, and waits for it on a thread of its own:
+    /// Runs `executable` with `arguments`, stdout and stderr together, reading its output on a thread of its own:
     /// blocking one of the test process's few concurrency threads (one per core) for a Python run or a pip
     /// install would stall every test running alongside in the parallel suite.
     /// `directory`, when given, is the working directory.
@@ -33,14 +33,10 @@ public enum ExternalProcess {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            Thread {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self)))
-            }.start()
+        let exit = try ProcessExit.start(process)
+        let data = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }.start()
         }
+        return Result(status: await exit.wait(), output: String(decoding: data, as: UTF8.self))
     }
 }

@@ -39,15 +39,8 @@ struct ReportChromiumTests {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Waited for on a thread of its own: a render takes seconds, and blocking one of the test process's few
-        // concurrency threads that long would stall every test running alongside in the parallel suite.
-        let status = await withCheckedContinuation { continuation in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }.start()
-        }
+        // A render takes seconds: awaited through the termination handler, so it blocks no thread meanwhile.
+        let status = await (try ProcessExit.start(process)).wait()
         #expect(status == 0)
         let png = try #require(FileManager.default.contents(atPath: screenshot), "no screenshot written")
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])

@@ -55,9 +55,7 @@ struct ReportLogTests {
     }
 
     static func deletedRun(subjects: [String] = ["s1", "s2"]) async throws -> Run {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tlog-\(UUID().uuidString)").path
-        let setup = try await LifecycleProcess.run(["dev-setup", "--directory", directory])
-        try #require(setup.status == 0, "dev-setup: \(setup)")
+        let directory = try await DevSetupDirectory.make(prefix: "tlog")
         let run = Run(directory: directory)
         for subject in subjects {
             let deleted = try await run.lifecycle(["account", "delete", "--app", "demo", "--sub", subject])

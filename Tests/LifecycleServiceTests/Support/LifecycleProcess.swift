@@ -1,11 +1,14 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import TestSupport
 
 /// The built `lifecycle` executable run as a separate process, for what only a real process shows: a
 /// `kill -9` in the middle of work, signals, background work with nothing else running, and exit statuses.
 struct LifecycleProcess {
     let process: Process
+    /// Its exit, awaited without spinning (see `ProcessExit`).
+    let exit: ProcessExit
 
     /// `.build/<config>/lifecycle`, next to the test bundle that `swift build --build-tests` produced.
     static var executable: URL {
@@ -52,8 +55,7 @@ struct LifecycleProcess {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        try process.run()
-        return LifecycleProcess(process: process)
+        return LifecycleProcess(process: process, exit: try ProcessExit.start(process))
     }
 
     /// What a command printed and how it exited.
@@ -92,12 +94,12 @@ struct LifecycleProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
+        let exit = try ProcessExit.start(process)
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         }
-        let status = await LifecycleProcess(process: process).waitForExit()
+        let status = await exit.wait()
         watchdog.cancel()
         return Finished(
             status: status, output: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
@@ -120,16 +122,10 @@ struct LifecycleProcess {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
     }
 
-    /// Waits on a thread of its own: blocking one of the test process's few concurrency threads for a
-    /// graceful shutdown would stall every other test.
+    /// Waits for the exit without blocking a thread: a graceful shutdown can take seconds, and neither one of
+    /// the test process's few concurrency threads nor a core should be spent on it.
     func waitForExit() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let process = self.process
-            Thread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }.start()
-        }
+        await exit.wait()
     }
 
     enum ProcessError: Error { case notReady }

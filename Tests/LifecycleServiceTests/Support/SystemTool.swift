@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A test-only program from a Debian package (`promtool` from `prometheus`, `systemd-analyze` from
 /// `systemd`; `make test` installs them when missing), found on `PATH` and run to the end. A test that needs
@@ -37,12 +38,12 @@ struct SystemTool: Sendable {
         let output = try FileHandle(forWritingTo: outFile)
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        let exit = try ProcessExit.start(process)
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         }
-        let status = await LifecycleProcess(process: process).waitForExit()
+        let status = await exit.wait()
         watchdog.cancel()
         return (status, (try? String(contentsOf: outFile, encoding: .utf8)) ?? "")
     }
