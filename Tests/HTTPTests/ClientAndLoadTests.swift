@@ -80,9 +80,13 @@ struct ClientAndLoadTests {
     func loadGeneratorCountsEveryRequest() async throws {
         try await withServer { _, port in
             let observed = Mutex<Set<Int>>([])
+            var configuration = LoadGenerator.Configuration(
+                host: "127.0.0.1", port: port, connections: 4, totalRequests: 2000)
+            // The test counts requests, not deadlines: with the whole suite beside it on two cores the server's
+            // tasks can wait longer than the default 10 s for a thread, and a timed-out exchange is not counted.
+            configuration.requestTimeout = .seconds(60)
             let generator = LoadGenerator(
-                configuration: LoadGenerator.Configuration(
-                    host: "127.0.0.1", port: port, connections: 4, totalRequests: 2000),
+                configuration: configuration,
                 request: { sequence in
                     HTTPClientRequest(method: "POST", target: "/n/\(sequence)", body: Array("\(sequence)".utf8))
                 },

@@ -107,8 +107,10 @@ struct LifecycleProcess {
             signalled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// Polls `/readyz` until the server answers 200.
-    static func waitUntilReady(port: Int, timeout: Duration = .seconds(15)) async throws {
+    /// Polls `/readyz` until the server answers 200. The default is generous: no test measures how fast
+    /// `serve` starts, and with the whole suite beside it on two cores a start that migrates a PostgreSQL
+    /// schema took longer than 15 s.
+    static func waitUntilReady(port: Int, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(1))
         while ContinuousClock.now < deadline {

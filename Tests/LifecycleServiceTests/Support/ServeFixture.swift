@@ -192,7 +192,7 @@ final class ServeFixture: Sendable {
         return process
     }
 
-    func waitUntilReady(timeout: Duration = .seconds(20)) async throws {
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let response = try? await publicClient(timeout: .seconds(1)).get("/readyz"), response.status == 200 {
