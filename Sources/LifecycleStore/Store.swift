@@ -165,6 +165,9 @@ public protocol StoreWriter: StoreReader {
     /// semantic key (app, sub, type, event_time), since Apple may resend an event under a new `jti`.
     /// Decided by the store's unique keys, so two concurrent inserts of one event cannot both succeed.
     func insertNotification(_ notification: NewNotification) throws -> InboxInsertion
+    /// Inserts a verified Security Event Token into the same inbox, under the same two unique keys (its `jti`
+    /// qualified by app and provider, ``NewSecurityEvent/inboxKey``).
+    func insertSecurityEvent(_ event: NewSecurityEvent) throws -> InboxInsertion
     /// Records an attempt that failed verification: reason code, time, size and body hash, never the body.
     func insertRejection(_ rejection: NewRejection) throws
     /// Records that `instance` was alive at `instant`; recording the same pair twice is a no-op.
