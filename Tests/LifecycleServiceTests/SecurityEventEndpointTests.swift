@@ -1,0 +1,245 @@
+import Foundation
+import HTTPServer
+import LifecycleCore
+import TestSupport
+import Testing
+
+/// The real `lifecycle serve` receiving Security Event Tokens pushed (RFC 8935) by a fake Shared Signals
+/// transmitter on loopback, whose key set it fetches over TLS from a CA made for the test (`SSL_CERT_FILE`).
+/// Everything is observed from outside: HTTP answers, the admin API, `/metrics`.
+@Suite("Shared Signals push endpoint of lifecycle serve", .serialized)
+struct SecurityEventEndpointTests {
+    static let path = "/signals/shop/idp"
+    static let googlePath = "/signals/shop/google"
+    static let strictPath = "/signals/shop/strict"
+    static let audience = "https://receiver.example.com/"
+    static let googleClientID = "1234-abc.apps.googleusercontent.com"
+    static let bearer = "transmitter-push-token-0123456789"
+    static let risc = "https://schemas.openid.net/secevent/risc/event-type/"
+    static let caep = "https://schemas.openid.net/secevent/caep/event-type/"
+    static let oauth = "https://schemas.openid.net/secevent/oauth/event-type/"
+    static let googleIssuer = "https://accounts.google.com/"
+
+    /// A serve process whose app `shop` has Apple (the fixture's client id, an erasure target) and three
+    /// providers of the fake: `idp` (ssf, bearer token), `google` (google-risc, Google's issuer and client id)
+    /// and `strict` (ssf, only account-purged requested).
+    static func start(_ fake: FakeTransmitter) async throws -> ServeFixture {
+        var app = ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("shop.sqlite")).objectValue ?? [:]
+        app["signals"] = [
+            [
+                "provider": "ssf", "id": "idp", "issuer": .string(fake.issuer), "jwks": .string(fake.baseURL + "/jwks"),
+                "audience": [.string(audience)], "authorization": ["secretFile": "secrets/idp-push-token"],
+            ],
+            [
+                "provider": "google-risc", "jwks": .string(fake.baseURL + "/jwks"),
+                "audience": [.string(googleClientID)],
+            ],
+            [
+                "provider": "ssf", "id": "strict", "issuer": .string(fake.issuer),
+                "jwks": .string(fake.baseURL + "/jwks"), "audience": [.string(audience)],
+                "events": [.string(risc + "account-purged")],
+            ],
+        ]
+        let fixture = try await ServeFixture(apps: [.object(app)], environment: ["SSL_CERT_FILE": fake.caFile])
+        try fixture.writeSecret(bearer + "\n", to: "secrets/idp-push-token")
+        try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject])
+        try await fixture.start()
+        return fixture
+    }
+
+    /// The store key of an `iss_sub` account of `provider` (README, "Accounts of other providers").
+    static func key(_ provider: String, _ sub: String, issuer: String) -> String {
+        ProviderSubject(provider: provider, format: "iss_sub", values: [issuer, sub]).accountKey
+    }
+
+    static func account(_ fixture: ServeFixture, _ key: String) async throws -> (status: Int, json: JSONValue?) {
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
+        return try await fixture.admin("GET", "/v1/apps/shop/accounts/\(encoded)")
+    }
+
+    @Test(
+        "each mapped event type moves its account as the README's table says, answered 202 after the commit",
+        arguments: [
+            (risc + "account-purged", "deleted", "account-deleted"),
+            (risc + "account-disabled", "consent-revoked", "access-suspended"),
+            (risc + "account-enabled", "linked", "linked"),
+            (risc + "account-credential-change-required", "linked", "sessions-revoked"),
+            (risc + "sessions-revoked", "linked", "sessions-revoked"),
+            (caep + "session-revoked", "linked", "sessions-revoked"),
+            (caep + "credential-change", "linked", "sessions-revoked"),
+            (oauth + "token-revoked", "consent-revoked", "credentials-invalid"),
+            (oauth + "tokens-revoked", "consent-revoked", "credentials-invalid"),
+        ])
+    func mappedTypes(event: String, state: String, input: String) async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let sub = "user-" + String(event.split(separator: "/").last ?? "")
+        let set = fake.set(
+            event: event, body: event.hasSuffix("account-disabled") ? ["reason": "hijacking"] : [:],
+            subject: FakeTransmitter.issSub(sub, issuer: fake.issuer), audience: .string(Self.audience))
+        let pushed = try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer)
+        #expect(pushed.status == 202, "\(pushed)")
+        let account = try await Self.account(fixture, Self.key("idp", sub, issuer: fake.issuer))
+        #expect(account.status == 200, "\(account)")
+        #expect(account.json?["state"]?.stringValue == state)
+        #expect(account.json?["provider"] == "idp")
+        #expect(account.json?["history"]?.arrayValue?.first?["input"]?.stringValue == input)
+        #expect(account.json?["history"]?.arrayValue?.first?["disposition"] == "applied")
+        let type = String(event.split(separator: "/").last ?? "")
+        #expect(
+            try await fixture.metric(
+                "lifecycle_security_events_total", ["provider": "idp", "type": type, "outcome": "accepted"]) == 1)
+        await fake.stop()
+    }
+
+    @Test("a verification event and an unknown type are stored, answered 202 and counted; no account appears")
+    func recordedTypes() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let client = fixture.publicClient()
+        let verification = fake.set(
+            event: "https://schemas.openid.net/secevent/ssf/event-type/verification", body: ["state": "c3RhdGUtMQ"],
+            subject: ["format": "opaque", "id": "stream-1"], audience: .string(Self.audience))
+        #expect(try await fake.push(verification, to: client, path: Self.path, token: Self.bearer).status == 202)
+        let unknown = fake.set(
+            event: "https://example.com/event-type/not-yet-defined",
+            subject: FakeTransmitter.issSub("user-unknown", issuer: fake.issuer), audience: .string(Self.audience))
+        #expect(try await fake.push(unknown, to: client, path: Self.path, token: Self.bearer).status == 202)
+        #expect(
+            try await fixture.metric(
+                "lifecycle_security_events_total", ["provider": "idp", "type": "unknown", "outcome": "accepted"]) == 1)
+        #expect(
+            try await fixture.metric(
+                "lifecycle_security_events_total", ["provider": "idp", "type": "verification", "outcome": "accepted"])
+                == 1)
+        #expect(try await Self.account(fixture, Self.key("idp", "user-unknown", issuer: fake.issuer)).status == 404)
+        await fake.stop()
+    }
+
+    @Test("every RFC 8935 error for its bad input, as 400 {err, description}; the process lives on")
+    func errors() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let client = fixture.publicClient()
+        let subject = FakeTransmitter.issSub("user-errors", issuer: fake.issuer)
+        let purged = Self.risc + "account-purged"
+        let good = { (overrides: [String: JSONValue?]) in
+            fake.set(event: purged, subject: subject, audience: .string(Self.audience), overrides: overrides)
+        }
+        let cases: [(String, [UInt8], String?, String, String)] = [
+            ("garbage", Array("not a token".utf8), Self.bearer, Self.path, "invalid_request"),
+            (
+                "no typ", fake.set(event: purged, subject: subject, audience: .string(Self.audience), typ: nil),
+                Self.bearer, Self.path, "invalid_request"
+            ),
+            (
+                "alg none",
+                fake.set(
+                    event: purged, subject: subject, audience: .string(Self.audience), header: ["alg": "none"],
+                    signing: .none), Self.bearer, Self.path, "invalid_key"
+            ),
+            (
+                "unknown kid",
+                fake.set(
+                    event: purged, subject: subject, audience: .string(Self.audience), header: ["kid": "rotated-away"]),
+                Self.bearer, Self.path, "invalid_key"
+            ),
+            ("other issuer", good(["iss": "https://evil.example/"]), Self.bearer, Self.path, "invalid_issuer"),
+            ("other audience", good(["aud": "https://elsewhere.example/"]), Self.bearer, Self.path, "invalid_audience"),
+            ("no bearer", good([:]), nil, Self.path, "authentication_failed"),
+            ("wrong bearer", good([:]), "not-the-token", Self.path, "authentication_failed"),
+            (
+                "bad signature",
+                fake.set(
+                    event: purged, subject: subject, audience: .string(Self.audience),
+                    signing: .signature(Array(repeating: 7, count: 256))), Self.bearer, Self.path,
+                "authentication_failed"
+            ),
+            (
+                "event not requested",
+                fake.set(
+                    event: Self.risc + "account-disabled", subject: subject, audience: .string(Self.audience)),
+                nil, Self.strictPath, "access_denied"
+            ),
+        ]
+        for (name, set, token, path, err) in cases {
+            let answer = try await fake.push(set, to: client, path: path, token: token)
+            #expect(answer.status == 400, "\(name): \(answer)")
+            #expect(answer.json?["err"]?.stringValue == err, "\(name): \(answer)")
+            #expect(answer.json?["description"]?.stringValue?.isEmpty == false, "\(name)")
+        }
+        let wrongType = try await fake.push(
+            good([:]), to: client, path: Self.path, token: Self.bearer, contentType: "application/json")
+        #expect(wrongType.status == 400)
+        #expect(wrongType.json?["err"] == "invalid_request")
+        #expect(try await fixture.publicClient().get("/healthz").status == 200)
+        #expect(try await Self.account(fixture, Self.key("idp", "user-errors", issuer: fake.issuer)).status == 404)
+        await fake.stop()
+    }
+
+    @Test("the same SET twice is 202 both times and applies once")
+    func duplicates() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let set = fake.set(
+            event: Self.caep + "session-revoked", subject: FakeTransmitter.issSub("user-dup", issuer: fake.issuer),
+            audience: .string(Self.audience))
+        for _ in 0..<2 {
+            #expect(
+                try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer).status == 202)
+        }
+        let account = try await Self.account(fixture, Self.key("idp", "user-dup", issuer: fake.issuer))
+        #expect(account.json?["history"]?.arrayValue?.count == 1, "\(account)")
+        #expect(
+            try await fixture.metric(
+                "lifecycle_security_events_total",
+                ["provider": "idp", "type": "session-revoked", "outcome": "duplicate"]) == 1)
+        await fake.stop()
+    }
+
+    @Test("a Google RISC SET (no typ, aud the client ID, expired exp, subject in the event) is accepted")
+    func googleProfile() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let now = SystemClock().now()
+        let set = fake.set(
+            event: Self.risc + "account-disabled",
+            body: [
+                "subject": ["subject_type": "iss-sub", "iss": .string(Self.googleIssuer), "sub": "7375626A656374"],
+                "reason": "hijacking",
+            ], subject: nil, audience: .string(Self.googleClientID), typ: nil,
+            overrides: ["iss": .string(Self.googleIssuer), "exp": .integer(now.secondsSinceEpoch - 600)])
+        let pushed = try await fake.push(set, to: fixture.publicClient(), path: Self.googlePath)
+        #expect(pushed.status == 202, "\(pushed)")
+        let account = try await Self.account(
+            fixture, Self.key("google", "7375626A656374", issuer: Self.googleIssuer))
+        #expect(account.json?["state"] == "consent-revoked", "\(account)")
+        #expect(account.json?["provider"] == "google")
+        #expect(fake.requestCount("/jwks") >= 1)
+        await fake.stop()
+    }
+
+    @Test("an account-purged schedules an erasure job next to an Apple deletion's for the same app")
+    func purgeBesideAppleDeletion() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let apple = try await fixture.post(
+            fixture.notification(type: "account-delete", subject: TestFixtures.subject))
+        #expect(apple.status == 200, "\(apple)")
+        let set = fake.set(
+            event: Self.risc + "account-purged", subject: FakeTransmitter.issSub("user-purged", issuer: fake.issuer),
+            audience: .string(Self.audience))
+        #expect(try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer).status == 202)
+        let google = try await Self.account(fixture, Self.key("idp", "user-purged", issuer: fake.issuer))
+        let appleAccount = try await Self.account(fixture, TestFixtures.subject)
+        #expect(google.json?["erasureJobs"]?.arrayValue?.count == 1, "\(google)")
+        #expect(appleAccount.json?["erasureJobs"]?.arrayValue?.count == 1, "\(appleAccount)")
+        #expect(
+            google.json?["erasureJobs"]?.arrayValue?.first?["trigger"]
+                == appleAccount.json?["erasureJobs"]?.arrayValue?.first?["trigger"])
+        #expect(appleAccount.json?["provider"] == "apple")
+        let jobs = try await fixture.admin("GET", "/v1/jobs?app=shop")
+        #expect(jobs.json?["jobs"]?.arrayValue?.count == 2, "\(jobs)")
+        await fake.stop()
+    }
+}
