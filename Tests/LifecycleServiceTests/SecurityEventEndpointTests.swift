@@ -24,7 +24,16 @@ struct SecurityEventEndpointTests {
     /// providers of the fake: `idp` (ssf, bearer token), `google` (google-risc, Google's issuer and client id)
     /// and `strict` (ssf, only account-purged requested).
     static func start(_ fake: FakeTransmitter) async throws -> ServeFixture {
-        var app = ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("shop.sqlite")).objectValue ?? [:]
+        // The app's own table keeps each provider's identifier in one column: `:provider_sub` is Apple's `sub`
+        // for an Apple account and the transmitter's `sub` for one of its accounts.
+        let target: JSONObject = [
+            "app-db": [
+                "type": "sqlite", "path": "shop.sqlite",
+                "statements": ["DELETE FROM users WHERE apple_sub = :provider_sub"],
+                "verify": "SELECT count(*) FROM users WHERE apple_sub = :provider_sub",
+            ]
+        ]
+        var app = ServeFixture.app(erasureTargets: target).objectValue ?? [:]
         app["signals"] = [
             [
                 "provider": "ssf", "id": "idp", "issuer": .string(fake.issuer), "jwks": .string(fake.baseURL + "/jwks"),
@@ -40,10 +49,17 @@ struct SecurityEventEndpointTests {
                 "events": [.string(risc + "account-purged")],
             ],
         ]
-        let fixture = try await ServeFixture(apps: [.object(app)], environment: ["SSL_CERT_FILE": fake.caFile])
+        let fixture = try await ServeFixture(
+            apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100]],
+            environment: ["SSL_CERT_FILE": fake.caFile])
         try fixture.writeSecret(bearer + "\n", to: "secrets/idp-push-token")
-        try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject])
-        try await fixture.start()
+        try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject, "user-purged"])
+        do {
+            try await fixture.start()
+        } catch {
+            Issue.record("serve did not start: \(fixture.log)")
+            throw error
+        }
         return fixture
     }
 
@@ -219,7 +235,8 @@ struct SecurityEventEndpointTests {
         await fake.stop()
     }
 
-    @Test("an account-purged schedules an erasure job next to an Apple deletion's for the same app")
+    @Test(
+        "an account-purged schedules an erasure job next to an Apple deletion's, and both erase the app's rows")
     func purgeBesideAppleDeletion() async throws {
         let fake = try FakeTransmitter()
         let fixture = try await Self.start(fake)
@@ -240,6 +257,18 @@ struct SecurityEventEndpointTests {
         #expect(appleAccount.json?["provider"] == "apple")
         let jobs = try await fixture.admin("GET", "/v1/jobs?app=shop")
         #expect(jobs.json?["jobs"]?.arrayValue?.count == 2, "\(jobs)")
+        let erased = await eventually(timeout: .seconds(20)) {
+            let left = [TestFixtures.subject, "user-purged"].map {
+                (try? fixture.usersLeft($0, in: "shop.sqlite")) ?? -1
+            }
+            return left == [0, 0]
+        }
+        #expect(erased, "the app's rows of both accounts are erased")
+        let completed = await eventually(timeout: .seconds(20)) {
+            let jobs = try? await fixture.admin("GET", "/v1/jobs?app=shop&status=completed")
+            return jobs?.json?["jobs"]?.arrayValue?.count == 2
+        }
+        #expect(completed, "both jobs complete")
         await fake.stop()
     }
 }
