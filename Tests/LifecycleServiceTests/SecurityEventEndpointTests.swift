@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import LifecycleCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -24,6 +25,11 @@ struct SecurityEventEndpointTests {
     /// providers of the fake: `idp` (ssf, bearer token), `google` (google-risc, Google's issuer and client id)
     /// and `strict` (ssf, only account-purged requested).
     static func start(_ fake: FakeTransmitter) async throws -> ServeFixture {
+        try await serve(fake).fixture
+    }
+
+    /// ``start(_:)`` with the serve process, for the tests that signal it.
+    static func serve(_ fake: FakeTransmitter) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
         // The app's own table keeps each provider's identifier in one column: `:provider_sub` is Apple's `sub`
         // for an Apple account and the transmitter's `sub` for one of its accounts.
         let target: JSONObject = [
@@ -55,12 +61,11 @@ struct SecurityEventEndpointTests {
         try fixture.writeSecret(bearer + "\n", to: "secrets/idp-push-token")
         try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject, "user-purged"])
         do {
-            try await fixture.start()
+            return (fixture, try await fixture.start())
         } catch {
             Issue.record("serve did not start: \(fixture.log)")
             throw error
         }
-        return fixture
     }
 
     /// The store key of an `iss_sub` account of `provider` (README, "Accounts of other providers").
@@ -271,4 +276,61 @@ struct SecurityEventEndpointTests {
         #expect(completed, "both jobs complete")
         await fake.stop()
     }
+
+    @Test("a kill -9 while SETs are pushed loses none answered 202; pushed again, each applies exactly once")
+    func killNine() async throws {
+        let fake = try FakeTransmitter()
+        let (fixture, process) = try await Self.serve(fake)
+        let count = 120
+        let subjects = (0..<count).map { "user-crash-\($0)" }
+        let sets = subjects.map { sub in
+            fake.set(
+                event: Self.risc + "account-disabled", subject: FakeTransmitter.issSub(sub, issuer: fake.issuer),
+                audience: .string(Self.audience))
+        }
+        let acknowledged = Acknowledged()
+        let pushers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<6 {
+                    group.addTask {
+                        let client = fixture.publicClient(timeout: .seconds(5))
+                        for index in stride(from: worker, to: count, by: 6) {
+                            let answer = try? await fake.push(
+                                sets[index], to: client, path: Self.path, token: Self.bearer)
+                            if answer?.status == 202 { acknowledged.indices.withLock { _ = $0.insert(index) } }
+                        }
+                    }
+                }
+            }
+        }
+        let someAcknowledged = await eventually(timeout: .seconds(30)) {
+            acknowledged.indices.withLock { $0.count } >= 30
+        }
+        process.kill(signal: SIGKILL)
+        #expect(someAcknowledged)
+        _ = await process.waitForExit()
+        await pushers.value
+        let answered = acknowledged.indices.withLock { $0 }
+        #expect(answered.count < count, "the kill came before the last push")
+
+        try await fixture.start()
+        for index in answered.sorted() {
+            let account = try await Self.account(fixture, Self.key("idp", subjects[index], issuer: fake.issuer))
+            #expect(account.json?["state"] == "consent-revoked", "acknowledged SET \(index) was lost: \(account)")
+        }
+        let client = fixture.publicClient()
+        for set in sets {
+            #expect(try await fake.push(set, to: client, path: Self.path, token: Self.bearer).status == 202)
+        }
+        for sub in subjects {
+            let account = try await Self.account(fixture, Self.key("idp", sub, issuer: fake.issuer))
+            #expect(account.json?["history"]?.arrayValue?.count == 1, "\(sub): \(account)")
+        }
+        await fake.stop()
+    }
+}
+
+/// The SETs a pusher saw answered 202, shared by the pushing tasks.
+private final class Acknowledged: Sendable {
+    let indices = Mutex<Set<Int>>([])
 }
