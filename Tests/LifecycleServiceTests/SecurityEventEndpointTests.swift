@@ -20,16 +20,19 @@ struct SecurityEventEndpointTests {
     static let caep = "https://schemas.openid.net/secevent/caep/event-type/"
     static let oauth = "https://schemas.openid.net/secevent/oauth/event-type/"
     static let googleIssuer = "https://accounts.google.com/"
+    static let webhookSecret = "signals-webhook-secret-0123456789"
 
     /// A serve process whose app `shop` has Apple (the fixture's client id, an erasure target) and three
     /// providers of the fake: `idp` (ssf, bearer token), `google` (google-risc, Google's issuer and client id)
     /// and `strict` (ssf, only account-purged requested).
-    static func start(_ fake: FakeTransmitter) async throws -> ServeFixture {
-        try await serve(fake).fixture
+    static func start(_ fake: FakeTransmitter, webhook: String? = nil) async throws -> ServeFixture {
+        try await serve(fake, webhook: webhook).fixture
     }
 
     /// ``start(_:)`` with the serve process, for the tests that signal it.
-    static func serve(_ fake: FakeTransmitter) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
+    static func serve(
+        _ fake: FakeTransmitter, webhook: String? = nil
+    ) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
         // The app's own table keeps each provider's identifier in one column: `:provider_sub` is Apple's `sub`
         // for an Apple account and the transmitter's `sub` for one of its accounts.
         let target: JSONObject = [
@@ -39,7 +42,7 @@ struct SecurityEventEndpointTests {
                 "verify": "SELECT count(*) FROM users WHERE apple_sub = :provider_sub",
             ]
         ]
-        var app = ServeFixture.app(erasureTargets: target).objectValue ?? [:]
+        var app = ServeFixture.app(webhook: webhook, erasureTargets: target).objectValue ?? [:]
         app["signals"] = [
             [
                 "provider": "ssf", "id": "idp", "issuer": .string(fake.issuer), "jwks": .string(fake.baseURL + "/jwks"),
@@ -59,6 +62,7 @@ struct SecurityEventEndpointTests {
             apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100]],
             environment: ["SSL_CERT_FILE": fake.caFile])
         try fixture.writeSecret(bearer + "\n", to: "secrets/idp-push-token")
+        try fixture.writeSecret(webhookSecret, to: "secrets/shop-webhook")
         try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject, "user-purged"])
         do {
             return (fixture, try await fixture.start())
@@ -274,6 +278,32 @@ struct SecurityEventEndpointTests {
             return jobs?.json?["jobs"]?.arrayValue?.count == 2
         }
         #expect(completed, "both jobs complete")
+        await fake.stop()
+    }
+
+    @Test("the app's webhook names the provider: account.sessions.terminate for a disabled account says idp")
+    func webhookNamesProvider() async throws {
+        let fake = try FakeTransmitter()
+        let receiver = try WebhookReceiver()
+        let fixture = try await Self.start(fake, webhook: receiver.url)
+        let set = fake.set(
+            event: Self.risc + "account-disabled", body: ["reason": "hijacking"],
+            subject: FakeTransmitter.issSub("user-hook", issuer: fake.issuer), audience: .string(Self.audience))
+        #expect(try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer).status == 202)
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: TestFixtures.subject))
+                .status == 200)
+        let deliveries = await receiver.waitFor(2)
+        let bySub = Dictionary(
+            deliveries.compactMap { delivery in delivery.json?["data"]?["sub"]?.stringValue.map { ($0, delivery) } },
+            uniquingKeysWith: { first, _ in first })
+        let hook = try #require(bySub[Self.key("idp", "user-hook", issuer: fake.issuer)], "\(deliveries)")
+        #expect(hook.json?["type"] == "account.sessions.terminate")
+        #expect(hook.json?["data"]?["provider"] == "idp")
+        #expect(hook.json?["data"]?["reason"] == "access-suspended")
+        #expect(WebhookReceiver.isSigned(hook, secret: Self.webhookSecret))
+        #expect(bySub[TestFixtures.subject]?.json?["data"]?["provider"] == "apple")
+        await receiver.stop()
         await fake.stop()
     }
 
