@@ -153,6 +153,12 @@ public protocol StoreReader {
     /// Accounts of the app that are not deleted.
     func liveAccountCount(app: String) throws -> Int
 
+    /// The subjects and receipt times of the app's security events of the event-type URI `typeURI` received in
+    /// [from, to), oldest first, at most `limit` (the reconciler's `identifier-recycled` findings).
+    func securityEvents(
+        app: String, typeURI: String, from: Instant, to: Instant, limit: Int
+    ) throws -> [(subject: String, receivedAt: Instant)]
+
     // MARK: Daily reports
 
     /// The record that the app's reports for `day` were written, nil while they are not.

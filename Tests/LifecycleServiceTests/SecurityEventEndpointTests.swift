@@ -307,6 +307,26 @@ struct SecurityEventEndpointTests {
         await fake.stop()
     }
 
+    @Test("identifier-recycled is stored, changes no account, and the next reconcile raises a critical finding")
+    func recycledIdentifier() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let subject: JSONValue = ["format": "email", "email": "reused@example.com"]
+        let set = fake.set(
+            event: Self.risc + "identifier-recycled", subject: subject, audience: .string(Self.audience))
+        #expect(try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer).status == 202)
+        let key = ProviderSubject(provider: "idp", format: "email", values: ["reused@example.com"]).accountKey
+        #expect(try await Self.account(fixture, key).status == 404)
+        let run = try await fixture.lifecycle(["reconcile", "--config", fixture.configurationFile])
+        #expect(run.status == 1, "a critical finding makes reconcile exit 1: \(run)")
+        let findings = try await fixture.admin("GET", "/v1/findings?app=shop")
+        let recycled = findings.json?["findings"]?.arrayValue?.filter { $0["code"] == "identifier-recycled" } ?? []
+        #expect(recycled.count == 1, "\(findings)")
+        #expect(recycled.first?["severity"] == "critical")
+        #expect(recycled.first?["subject"]?.stringValue == key)
+        await fake.stop()
+    }
+
     @Test("a kill -9 while SETs are pushed loses none answered 202; pushed again, each applies exactly once")
     func killNine() async throws {
         let fake = try FakeTransmitter()

@@ -5,6 +5,23 @@ import LifecycleSQL
 /// (``insertNotification(_:)``): a repeated `jti` of one provider, or the same (app, account, type,
 /// event time) again, is a duplicate and changes nothing.
 extension StoreAccess {
+    /// The subjects and receipt times of the app's security events of type `uri` received in [from, to),
+    /// oldest first, at most `limit`.
+    func securityEvents(
+        app: String, typeURI uri: String, from: Instant, to: Instant, limit: Int
+    ) throws(StoreError) -> [(subject: String, receivedAt: Instant)] {
+        try sql {
+            try connection.fetchAll(
+                """
+                SELECT sub, received_at_ms FROM notifications
+                WHERE app = $1 AND type = $2 AND received_at_ms >= $3 AND received_at_ms < $4
+                ORDER BY received_at_ms, id LIMIT $5
+                """,
+                [app, uri, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch, max(0, limit)]
+            ) { row in (subject: row.text(0), receivedAt: Instant(millisecondsSinceEpoch: row.int64(1))) }
+        }
+    }
+
     func insertSecurityEvent(_ new: NewSecurityEvent) throws(StoreError) -> InboxInsertion {
         try sql { () throws -> InboxInsertion in
             let insertedID = try connection.fetchInt64(
