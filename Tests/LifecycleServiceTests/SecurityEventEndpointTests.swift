@@ -117,6 +117,20 @@ struct SecurityEventEndpointTests {
         await fake.stop()
     }
 
+    @Test("an ES256 SET signed by the transmitter's P-256 key from its JWKS is accepted")
+    func es256() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let set = try fake.es256Set(
+            event: Self.risc + "account-purged", subject: FakeTransmitter.issSub("user-ec", issuer: fake.issuer),
+            audience: .string(Self.audience))
+        let pushed = try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer)
+        #expect(pushed.status == 202, "\(pushed)")
+        let account = try await Self.account(fixture, Self.key("idp", "user-ec", issuer: fake.issuer))
+        #expect(account.json?["state"] == "deleted", "\(account)")
+        await fake.stop()
+    }
+
     @Test("a verification event and an unknown type are stored, answered 202 and counted; no account appears")
     func recordedTypes() async throws {
         let fake = try FakeTransmitter()

@@ -157,6 +157,63 @@ struct SecurityEventVerifierTests {
     }
 }
 
+/// ES256 transmitters: the P-256 keys of a JWKS verify ES256 SETs, and only those.
+@Suite("Security Event Tokens signed ES256")
+struct SecurityEventES256Tests {
+    static let ecKey: P256PrivateKey = {
+        do { return try P256PrivateKey.generate() } catch { fatalError("no P-256 key: \(error)") }
+    }()
+
+    static func es256(claims: JSONObject, kid: String = "ec-1", alg: String = "ES256") throws -> [UInt8] {
+        let header: JSONValue = ["alg": .string(alg), "kid": .string(kid), "typ": "secevent+jwt"]
+        let input = Base64URL.encode(header.encoded()) + "." + Base64URL.encode(JSONValue.object(claims).encoded())
+        let signature = try ecKey.signES256(Array(input.utf8))
+        return Array((input + "." + Base64URL.encode(signature)).utf8)
+    }
+
+    func verifier(_ keys: any KeyProvider) -> SecurityEventVerifier {
+        SecurityEventVerifier(
+            keys: keys,
+            configuration: .init(
+                profile: .ssf, issuer: SecurityEventVerifierTests.issuer,
+                audiences: [SecurityEventVerifierTests.audience]))
+    }
+
+    @Test("an ES256 SET verifies with the transmitter's P-256 key from its JWKS, through the key cache")
+    func verifiesThroughCache() async throws {
+        let jwks = JWKSet(keys: [])
+        var set = jwks
+        set.ecKeys = [try ECJWK(keyID: "ec-1", publicKey: Self.ecKey.publicKey)]
+        let decoded = try JWKSet(decoding: set.encoded())
+        #expect(decoded.ecKeys == set.ecKeys)
+        let cache = JWKSCache(
+            fetcher: FakeJWKSFetcher(response: .success(set.encoded())), now: { SecurityEventVerifierTests.now })
+        let token = try Self.es256(claims: SecurityEventVerifierTests.claims())
+        let result = await verifier(cache).verify(token, at: SecurityEventVerifierTests.now)
+        #expect(result.failureCode == nil, "\(result)")
+        #expect(cache.keyIDs == ["ec-1"])
+    }
+
+    @Test("the algorithm belongs to the key: ES256 with an RSA kid, or RS256 with a P-256 kid, is refused")
+    func algorithmFollowsKey() async throws {
+        let keys = StaticKeyProvider(
+            keys: [TestKeys.keyID: TestKeys.rsa2048.publicKey], p256Keys: ["ec-1": Self.ecKey.publicKey])
+        let claims = SecurityEventVerifierTests.claims()
+        let wrongKey = try Self.es256(claims: claims, kid: TestKeys.keyID)
+        #expect(
+            await verifier(keys).verify(wrongKey, at: SecurityEventVerifierTests.now).failureCode
+                == .unsupportedAlgorithm)
+        let relabelled = try Self.es256(claims: claims, alg: "RS256")
+        #expect(
+            await verifier(keys).verify(relabelled, at: SecurityEventVerifierTests.now).failureCode
+                == .unsupportedAlgorithm)
+        var forged = try Self.es256(claims: claims)
+        forged[forged.count - 2] ^= 0x01
+        let result = await verifier(keys).verify(forged, at: SecurityEventVerifierTests.now).failureCode
+        #expect(result == .badSignature || result == .malformedJWS)
+    }
+}
+
 extension Result where Failure == VerificationError {
     /// The reason code of a failure, nil for a success.
     var failureCode: ReasonCode? {

@@ -77,8 +77,9 @@ public struct NotificationVerifier: Sendable {
                 report.header = .object(jws.header)
                 if let claims = JSONValue.parseIfValid(jws.payload), case .object = claims { report.claims = claims }
             }
-            let kid = try await RS256SignatureCheck(keys: keys, minimumKeyBits: configuration.minimumKeyBits)
-                .verify(jws)
+            let kid = try await JWSSignatureCheck(
+                keys: keys, algorithms: [AppleIdentity.algorithm], minimumKeyBits: configuration.minimumKeyBits
+            ).verify(jws)
             report.signatureVerified = true
             report.result = .success(
                 try checkClaims(jws.payload, keyID: kid, now: now, allowExpired: allowExpired))

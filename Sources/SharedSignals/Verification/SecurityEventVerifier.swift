@@ -5,7 +5,8 @@ import LifecycleCore
 /// decodes their event.
 ///
 /// Checks run in this order and the first failure wins: structure (`malformed_jws`) → `typ` for the profile
-/// (`malformed_jws`) → the RS256 signature by `kid` (``RS256SignatureCheck``), before any claim is parsed →
+/// (`malformed_jws`) → the RS256 or ES256 signature by `kid` (``JWSSignatureCheck``: the key's type decides the
+/// algorithm), before any claim is parsed →
 /// claims JSON (`malformed_claims`) → `iss` exactly (`invalid_issuer`) → `aud`, a string or an array, one of
 /// the configured (`invalid_audience`) → `exp` when present and the profile checks it (`expired`) → `iat`
 /// required, not after now + leeway (`issued_in_future`) → `jti` (`malformed_claims`) → `events`, an object of
@@ -36,6 +37,9 @@ public struct SecurityEventVerifier: Sendable {
         }
     }
 
+    /// RS256 (Google, most transmitters) and ES256 (RFC 7518 §3.4), each only with a key of its own type.
+    public static let algorithms: Set<String> = ["RS256", "ES256"]
+
     public let keys: any KeyProvider
     public let configuration: Configuration
 
@@ -48,8 +52,9 @@ public struct SecurityEventVerifier: Sendable {
         do throws(VerificationError) {
             let jws = try CompactJWS(parsing: token, limits: configuration.limits)
             try Self.checkType(jws.header, profile: configuration.profile)
-            let kid = try await RS256SignatureCheck(keys: keys, minimumKeyBits: configuration.minimumKeyBits)
-                .verify(jws)
+            let kid = try await JWSSignatureCheck(
+                keys: keys, algorithms: Self.algorithms, minimumKeyBits: configuration.minimumKeyBits
+            ).verify(jws)
             return .success(try Self.claims(jws.payload, keyID: kid, now: now, configuration: configuration))
         } catch {
             return .failure(error)

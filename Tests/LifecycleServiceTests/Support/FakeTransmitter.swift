@@ -14,6 +14,11 @@ import TestSupport
 /// counted. It signs SETs (RFC 8417) RS256 with its own key and pushes them (RFC 8935) to a receiver.
 final class FakeTransmitter: Sendable {
     static let keyID = "fake-transmitter-1"
+    static let ecKeyID = "fake-transmitter-ec-1"
+    /// Signs ES256 SETs; published at `/jwks` beside the RSA key.
+    static let ecKey: P256PrivateKey = {
+        do { return try P256PrivateKey.generate() } catch { fatalError("no P-256 key: \(error)") }
+    }()
     static let pushDelivery = "urn:ietf:rfc:8935"
 
     /// `https://127.0.0.1:<port>/`: the `iss` of every SET it signs.
@@ -43,7 +48,9 @@ final class FakeTransmitter: Sendable {
             try TLSServerContext(certificateChainFile: certificateFile, privateKeyFile: keyFile))
         configuration.lingerTimeout = .milliseconds(200)
         configuration.shutdownGracePeriod = .seconds(2)
-        let jwks = TestTokenFactory(key: TestKeys.rsa2048, keyID: FakeTransmitter.keyID).jwks.encoded()
+        var keySet = TestTokenFactory(key: TestKeys.rsa2048, keyID: FakeTransmitter.keyID).jwks
+        keySet.ecKeys = [try ECJWK(keyID: FakeTransmitter.ecKeyID, publicKey: FakeTransmitter.ecKey.publicKey)]
+        let jwks = keySet.encoded()
         let requests = RequestPaths()
         self.requests = requests
         server = HTTPServer(configuration: configuration) { request in
@@ -93,6 +100,18 @@ final class FakeTransmitter: Sendable {
         var header = tokens.header(overrides: headerOverrides)
         if let typ { header["typ"] = .string(typ) }
         return Array(tokens.token(header: header, claims: claims, signing: signing).utf8)
+    }
+
+    /// A SET as ``set(event:body:subject:audience:jti:typ:issuedAt:overrides:header:signing:)`` makes it, signed
+    /// ES256 with the fake's P-256 key.
+    func es256Set(event: String, subject: JSONValue, audience: JSONValue) throws -> [UInt8] {
+        let claims: JSONValue = [
+            "iss": .string(issuer), "aud": audience, "iat": .integer(SystemClock().now().secondsSinceEpoch),
+            "jti": .string(Self.makeJTI()), "sub_id": subject, "events": .object([event: [:]]),
+        ]
+        let header: JSONValue = ["alg": "ES256", "kid": .string(Self.ecKeyID), "typ": "secevent+jwt"]
+        let input = Base64URL.encode(header.encoded()) + "." + Base64URL.encode(claims.encoded())
+        return Array((input + "." + Base64URL.encode(try Self.ecKey.signES256(Array(input.utf8)))).utf8)
     }
 
     /// Pushes `set` to `path` on the receiver's public listener as RFC 8935 §2 asks.
