@@ -131,6 +131,31 @@ struct SecurityEventEndpointTests {
         await fake.stop()
     }
 
+    @Test("SIGHUP puts the providers in force: a removed provider's path is 404, a moved one answers at its new path")
+    func reload() async throws {
+        let fake = try FakeTransmitter()
+        let (fixture, process) = try await Self.serve(fake)
+        try fixture.updateConfiguration { configuration in
+            guard case .array(var apps)? = configuration["apps"], case .object(var app) = apps[0],
+                case .array(var signals)? = app["signals"], case .object(var first) = signals[0]
+            else { return }
+            first["path"] = "/signals/moved"
+            signals = [.object(first)]
+            app["signals"] = .array(signals)
+            apps[0] = .object(app)
+            configuration["apps"] = .array(apps)
+        }
+        try await fixture.reload(process)
+        let set = fake.set(
+            event: Self.caep + "session-revoked", subject: FakeTransmitter.issSub("user-moved", issuer: fake.issuer),
+            audience: .string(Self.audience))
+        let client = fixture.publicClient()
+        #expect(try await fake.push(set, to: client, path: Self.path, token: Self.bearer).status == 404)
+        #expect(try await fake.push(set, to: client, path: Self.googlePath).status == 404)
+        #expect(try await fake.push(set, to: client, path: "/signals/moved", token: Self.bearer).status == 202)
+        await fake.stop()
+    }
+
     @Test("a verification event and an unknown type are stored, answered 202 and counted; no account appears")
     func recordedTypes() async throws {
         let fake = try FakeTransmitter()

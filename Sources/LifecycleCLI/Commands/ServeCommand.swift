@@ -51,7 +51,8 @@ struct ServeCommand: LifecycleCommand {
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
           SIGHUP            re-read the configuration file and put all of it in force at once: apps and
-                            audiences, webhooks (URL and secret), each app's policy and erasure mapping (jobs
+                            audiences, signals providers (paths, issuers, audiences, key sets, bearer
+                            tokens), webhooks (URL and secret), each app's policy and erasure mapping (jobs
                             scheduled from then on follow it; scheduled jobs keep theirs), outbox, erasure,
                             reconcile, keys and schedule settings, the admin token, the log level, and the
                             master keys of the key file. A file that does not load, or a key file that cannot
