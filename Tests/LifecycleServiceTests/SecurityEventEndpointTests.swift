@@ -280,6 +280,9 @@ struct SecurityEventEndpointTests {
         #expect(account.json?["state"] == "consent-revoked", "\(account)")
         #expect(account.json?["provider"] == "google")
         #expect(fake.requestCount("/jwks") >= 1)
+        let ready = try await fixture.publicClient().get("/readyz")
+        let keys = JSONValue.parseIfValid(ready.body)?["signalKeys"]
+        #expect(keys?["shop/google"] == .integer(2), "the fake's RSA and P-256 keys: \(String(describing: keys))")
         await fake.stop()
     }
 

@@ -18,7 +18,8 @@ struct ServeCommand: LifecycleCommand {
           GET  /healthz                    the process is alive
           GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
                                            TLS, days until the certificate expires; "warnings" names an app
-                                           whose Apple probe is paused (invalid_client)
+                                           whose Apple probe is paused (invalid_client); "signalKeys" the
+                                           key count of each signals provider (not part of readiness)
           GET  /metrics                    only when public.metrics is true (default false: 404)
         Every 200 (202 for a security event) is sent only after the notification, its account transition and its outbox messages are
         committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail

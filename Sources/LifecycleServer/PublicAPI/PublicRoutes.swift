@@ -106,6 +106,15 @@ struct PublicRoutes: Sendable {
             details["keys"] = "none loaded"
             ready = false
         }
+        // Each provider's key set, for the operator; readiness stays Apple's: one transmitter that is down must
+        // not take the whole listener out of a load balancer.
+        var signalKeys: JSONObject = [:]
+        for receiver in signals().allReceivers {
+            let name = "\(receiver.app)/\(receiver.provider.id)"
+            signalKeys[name] =
+                receiver.keys.hasKeys ? .integer(Int64(receiver.keys.statistics.keyCount)) : "none loaded"
+        }
+        if !signalKeys.isEmpty { details["signalKeys"] = .object(signalKeys) }
         details["status"] = ready ? "ready" : "not ready"
         return .jsonDocument(.object(details), status: ready ? .ok : .serviceUnavailable)
     }
