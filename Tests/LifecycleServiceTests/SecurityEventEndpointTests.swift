@@ -232,6 +232,12 @@ struct SecurityEventEndpointTests {
             #expect(answer.json?["err"]?.stringValue == err, "\(name): \(answer)")
             #expect(answer.json?["description"]?.stringValue?.isEmpty == false, "\(name)")
         }
+        let verification = fake.set(
+            event: "https://schemas.openid.net/secevent/ssf/event-type/verification", body: ["state": "c3RyaWN0"],
+            subject: ["format": "opaque", "id": "stream-strict"], audience: .string(Self.audience))
+        #expect(
+            try await fake.push(verification, to: client, path: Self.strictPath).status == 202,
+            "a verification passes whatever events lists")
         let wrongType = try await fake.push(
             good([:]), to: client, path: Self.path, token: Self.bearer, contentType: "application/json")
         #expect(wrongType.status == 400)

@@ -21,7 +21,7 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     /// of the push delivery); nil accepts pushes without one (the SET's signature still authenticates it).
     public var authorizationSecretFile: String?
     /// Event-type URIs this receiver accepts (SSF `events_requested`); nil accepts every type. An event of
-    /// another type is refused with `access_denied`.
+    /// another type is refused with `access_denied`; stream events (verification, stream-updated) always pass.
     public var events: [String]?
     /// Clock skew tolerated on `iat` (and `exp` where checked), in seconds. Default 60.
     public var leewaySeconds: Int = 60

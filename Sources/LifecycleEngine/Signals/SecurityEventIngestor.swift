@@ -78,7 +78,9 @@ public final class SecurityEventIngestor: Sendable {
         case .failure(let error):
             return await reject(error, receiver, body: body, receivedAt: receivedAt)
         }
-        if let events = receiver.provider.events, !events.contains(token.eventType.uri) {
+        // Stream events are the stream's own (SSF 1.0 §8.1): a verification is always answered.
+        let streamEvent = token.eventType == .verification || token.eventType == .streamUpdated
+        if let events = receiver.provider.events, !streamEvent, !events.contains(token.eventType.uri) {
             return await reject(
                 VerificationError(.eventNotRequested, "event type \(token.eventType.shortName) is not one of events"),
                 receiver, body: body, receivedAt: receivedAt)
