@@ -40,6 +40,12 @@ let package = Package(
             name: "AppleNotifications", dependencies: ["LifecycleCore", "LifecycleCrypto"],
             swiftSettings: strict),
 
+        // OpenID Shared Signals: Security Event Tokens (RFC 8417) of SSF 1.0 transmitters and Google's RISC,
+        // their subject identifiers (RFC 9493) and event types, verified with AppleNotifications' JOSE and keys.
+        .target(
+            name: "SharedSignals", dependencies: ["LifecycleCore", "LifecycleCrypto", "AppleNotifications"],
+            swiftSettings: strict),
+
         // Apple's Sign in with Apple REST API: client secrets, token exchange, refresh and revocation, the
         // id_token check, and `apple check`.
         .target(
@@ -74,8 +80,8 @@ let package = Package(
         .target(
             name: "LifecycleEngine",
             dependencies: [
-                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
-                "LifecycleStore", "HTTP1", "HTTPServer",
+                "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "SharedSignals",
+                "LifecycleSQL", "LifecycleStore", "HTTP1", "HTTPServer",
             ],
             swiftSettings: strict),
         .target(
@@ -89,8 +95,8 @@ let package = Package(
         .target(
             name: "LifecycleServer",
             dependencies: [
-                "LifecycleCore", "AppleNotifications", "LifecycleStore", "HTTP1", "HTTPServer", "LifecycleEngine",
-                "LifecycleReconcile", "LifecycleReports",
+                "LifecycleCore", "AppleNotifications", "SharedSignals", "LifecycleStore", "HTTP1", "HTTPServer",
+                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports",
             ],
             resources: [.embedInCode("AdminAPI/admin.openapi.json")], swiftSettings: strict),
         .target(
@@ -116,8 +122,9 @@ let package = Package(
         .target(
             name: "LifecycleFuzzing",
             dependencies: [
-                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "LifecycleSQL",
-                "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "TransparencyLog",
+                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "SharedSignals",
+                "LifecycleSQL", "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
+                "TransparencyLog",
             ],
             swiftSettings: strict),
 
@@ -151,6 +158,10 @@ let package = Package(
             dependencies: ["AppleNotifications", "LifecycleCrypto", "LifecycleDevTools", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
+            name: "SharedSignalsTests",
+            dependencies: ["SharedSignals", "AppleNotifications", "LifecycleCrypto", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "LifecycleStoreTests", dependencies: ["LifecycleStore", "LifecycleSQL", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
@@ -165,7 +176,7 @@ let package = Package(
             dependencies: [
                 "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer", "LifecycleDevTools",
                 "LifecycleCLI", "HTTP1", "HTTPServer", "LifecycleSQL", "LifecycleStore", "AppleRESTFake", "TestSupport",
-                "TransparencyLog",
+                "TransparencyLog", "SharedSignals",
             ],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(name: "LifecycleFuzzingTests", dependencies: ["LifecycleFuzzing"], swiftSettings: strict),

@@ -17,6 +17,7 @@ enum JWKSetTarget {
             throw PropertyFailure("an encoded key set does not decode")
         }
         try require(again.keys == set.keys, "keys changed through encode-decode")
+        try require(again.ecKeys == set.ecKeys, "P-256 keys changed through encode-decode")
         try require(again.skippedCount == 0, "an encoded key set has skipped entries")
         for key in set.keys.prefix(4) {
             guard let publicKey = try? key.publicKey() else { continue }

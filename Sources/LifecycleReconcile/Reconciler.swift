@@ -153,7 +153,9 @@ public final class Reconciler: Sendable {
             report.registered = merged.registered
             report.findings = merged.findings
         }
-        let gaps = try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
+        let gaps =
+            try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
+            + recycledIdentifierFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
         report.findings += gaps
         let now = clock.now()
         let appID = app.id
@@ -185,6 +187,27 @@ public final class Reconciler: Sendable {
                     "no instance was receiving for \(window.durationMilliseconds / 60_000) min; \(live) linked accounts"
                     + " could have had notifications lost in that window",
                 window: window)
+        }
+    }
+
+    /// `identifier-recycled`: every RISC `identifier-recycled` security event of the app received within the
+    /// look-back, one finding per account key (the identifier now names another person, RISC 1.0 §2.6).
+    private func recycledIdentifierFindings(
+        app: String, asOf: Instant, settings: ReconcileConfiguration
+    ) async throws -> [Finding] {
+        let from = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
+        let events = try await store.read { reader in
+            try reader.securityEvents(
+                app: app, typeURI: SecurityEventType.identifierRecycled.uri, from: from, to: asOf, limit: 10_000)
+        }
+        var seen: Set<String> = []
+        return events.compactMap { event in
+            guard seen.insert(event.subject).inserted else { return nil }
+            return Finding(
+                code: .identifierRecycled, subject: event.subject,
+                detail: "the provider reported at \(event.receivedAt.iso8601) that this identifier now names another "
+                    + "person: do not merge the new holder with what the app keeps under it",
+                window: FindingWindow(from: event.receivedAt, to: asOf))
         }
     }
 

@@ -149,7 +149,8 @@ public final class ExternalSQLiteDatabase {
                 let name = String(cString: cName)
                 guard let value = parameters[String(name.dropFirst())] else {
                     throw Failure(
-                        code: .sqliteParameter, message: "unknown parameter \(name); only :sub is bound",
+                        code: .sqliteParameter,
+                        message: "unknown parameter \(name); only :sub, :provider and :provider_sub are bound",
                         isTransient: false)
                 }
                 // The shim binds with SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.

@@ -153,6 +153,12 @@ public protocol StoreReader {
     /// Accounts of the app that are not deleted.
     func liveAccountCount(app: String) throws -> Int
 
+    /// The subjects and receipt times of the app's security events of the event-type URI `typeURI` received in
+    /// [from, to), oldest first, at most `limit` (the reconciler's `identifier-recycled` findings).
+    func securityEvents(
+        app: String, typeURI: String, from: Instant, to: Instant, limit: Int
+    ) throws -> [(subject: String, receivedAt: Instant)]
+
     // MARK: Daily reports
 
     /// The record that the app's reports for `day` were written, nil while they are not.
@@ -165,6 +171,9 @@ public protocol StoreWriter: StoreReader {
     /// semantic key (app, sub, type, event_time), since Apple may resend an event under a new `jti`.
     /// Decided by the store's unique keys, so two concurrent inserts of one event cannot both succeed.
     func insertNotification(_ notification: NewNotification) throws -> InboxInsertion
+    /// Inserts a verified Security Event Token into the same inbox, under the same two unique keys (its `jti`
+    /// qualified by app and provider, ``NewSecurityEvent/inboxKey``).
+    func insertSecurityEvent(_ event: NewSecurityEvent) throws -> InboxInsertion
     /// Records an attempt that failed verification: reason code, time, size and body hash, never the body.
     func insertRejection(_ rejection: NewRejection) throws
     /// Records that `instance` was alive at `instant`; recording the same pair twice is a no-op.

@@ -39,6 +39,8 @@ public final class JWKSCache: KeyProvider {
 
     private struct State {
         var keys: [String: CachedKey] = [:]
+        /// The set's usable P-256 keys (ES256), for ``verificationKey(for:)``.
+        var p256Keys: [String: P256PublicKey] = [:]
         var lastAttempt: Instant?
         var inFlight: Task<Void, Never>?
         var lastError: JWKSError?
@@ -61,15 +63,42 @@ public final class JWKSCache: KeyProvider {
     }
 
     /// True once a key set with at least one usable key has been loaded (readiness).
-    public var hasKeys: Bool { state.withLock { !$0.keys.isEmpty } }
+    public var hasKeys: Bool { state.withLock { !$0.keys.isEmpty || !$0.p256Keys.isEmpty } }
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// The `kid`s currently cached, sorted.
-    public var keyIDs: [String] { state.withLock { $0.keys.keys.sorted() } }
+    public var keyIDs: [String] { state.withLock { Set($0.keys.keys).union($0.p256Keys.keys).sorted() } }
 
     public func key(for keyID: String) async -> KeyLookup {
-        if let cached = state.withLock({ $0.keys[keyID] }) { return .found(cached.key) }
+        switch await lookUp(keyID, { state in state.keys[keyID]?.key }) {
+        case .found(let key): .found(key)
+        case .notFound: .notFound
+        case .unavailable(let reason): .unavailable(reason)
+        }
+    }
+
+    /// RSA keys first, then P-256 keys, under the same refresh rules as ``key(for:)``.
+    public func verificationKey(for keyID: String) async -> VerificationKeyLookup {
+        let lookup = await lookUp(keyID) { state -> VerificationKey? in
+            if let cached = state.keys[keyID] { return .rsa(cached.key) }
+            return state.p256Keys[keyID].map(VerificationKey.p256)
+        }
+        switch lookup {
+        case .found(let key): return .found(key)
+        case .notFound: return .notFound
+        case .unavailable(let reason): return .unavailable(reason)
+        }
+    }
+
+    private enum Lookup<Key> {
+        case found(Key)
+        case notFound
+        case unavailable(String)
+    }
+
+    private func lookUp<Key>(_ keyID: String, _ find: (State) -> Key?) async -> Lookup<Key> {
+        if let cached = state.withLock({ find($0) }) { return .found(cached) }
         let instant = now()
         let task: Task<Void, Never>? = state.withLock { state in
             if let running = state.inFlight { return running }
@@ -85,8 +114,8 @@ public final class JWKSCache: KeyProvider {
         }
         if let task { await task.value }
         return state.withLock { state in
-            if let cached = state.keys[keyID] { return .found(cached.key) }
-            if state.keys.isEmpty {
+            if let cached = find(state) { return .found(cached) }
+            if state.keys.isEmpty && state.p256Keys.isEmpty {
                 return .unavailable("no key set loaded: \(state.lastError?.description ?? "not fetched yet")")
             }
             // The kid may be a newly rotated key we could not fetch: our problem, worth a retry by Apple.
@@ -123,7 +152,7 @@ public final class JWKSCache: KeyProvider {
             outcome = .failure(error)
         }
         let existing = state.withLock { $0.keys }
-        var built: Result<[String: CachedKey], JWKSError>
+        var built: Result<([String: CachedKey], [String: P256PublicKey]), JWKSError>
         switch outcome {
         case .failure(let error):
             built = .failure(error)
@@ -136,15 +165,23 @@ public final class JWKSCache: KeyProvider {
                     keys[jwk.keyID] = CachedKey(jwk: jwk, key: key)
                 }
             }
-            built = keys.isEmpty ? .failure(JWKSError(.noUsableKeys, "key set has no usable RSA key")) : .success(keys)
+            var p256Keys: [String: P256PublicKey] = [:]
+            for jwk in set.ecKeys where jwk.isUsableForES256 {
+                if let key = try? jwk.publicKey() { p256Keys[jwk.keyID] = key }
+            }
+            built =
+                keys.isEmpty && p256Keys.isEmpty
+                ? .failure(JWKSError(.noUsableKeys, "key set has no usable RSA or P-256 key"))
+                : .success((keys, p256Keys))
         }
         let finished = now()
         state.withLock { state in
             switch built {
-            case .success(let keys):
+            case .success(let (keys, p256Keys)):
                 state.keys = keys
+                state.p256Keys = p256Keys
                 state.statistics.refreshes += 1
-                state.statistics.keyCount = keys.count
+                state.statistics.keyCount = keys.count + p256Keys.count
                 state.statistics.lastRefresh = finished
                 state.statistics.lastFailure = nil
                 state.lastError = nil

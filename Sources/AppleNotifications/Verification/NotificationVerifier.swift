@@ -77,18 +77,9 @@ public struct NotificationVerifier: Sendable {
                 report.header = .object(jws.header)
                 if let claims = JSONValue.parseIfValid(jws.payload), case .object = claims { report.claims = claims }
             }
-            let kid = try checkHeader(jws.header)
-            let key = try await lookUp(kid)
-            guard key.bitCount >= configuration.minimumKeyBits else {
-                throw VerificationError(
-                    .weakKey,
-                    "key \(Self.printable(kid)) is \(key.bitCount) bits; at least \(configuration.minimumKeyBits) required"
-                )
-            }
-            guard key.verifyRS256(signature: jws.signature, message: jws.signingInput) else {
-                throw VerificationError(
-                    .badSignature, "RS256 signature does not verify with key \(Self.printable(kid))")
-            }
+            let kid = try await JWSSignatureCheck(
+                keys: keys, algorithms: [AppleIdentity.algorithm], minimumKeyBits: configuration.minimumKeyBits
+            ).verify(jws)
             report.signatureVerified = true
             report.result = .success(
                 try checkClaims(jws.payload, keyID: kid, now: now, allowExpired: allowExpired))
@@ -96,35 +87,6 @@ public struct NotificationVerifier: Sendable {
             report.result = .failure(error)
         }
         return report
-    }
-
-    private func checkHeader(_ header: JSONObject) throws(VerificationError) -> String {
-        guard case .string(let algorithm)? = header["alg"] else {
-            throw VerificationError(.unsupportedAlgorithm, "header has no \"alg\"; only RS256 is accepted")
-        }
-        guard algorithm == AppleIdentity.algorithm else {
-            throw VerificationError(
-                .unsupportedAlgorithm, "alg \(Self.printable(algorithm)) is refused; only RS256 is accepted")
-        }
-        // RFC 7515 §4.1.11: a critical extension this verifier does not understand must be refused.
-        if header["crit"] != nil {
-            throw VerificationError(.malformedJWS, "header lists critical extensions, none is supported")
-        }
-        guard case .string(let kid)? = header["kid"], !kid.isEmpty else {
-            throw VerificationError(.missingKid, "header has no \"kid\"")
-        }
-        return kid
-    }
-
-    private func lookUp(_ kid: String) async throws(VerificationError) -> RSAPublicKey {
-        switch await keys.key(for: kid) {
-        case .found(let key): return key
-        case .notFound:
-            throw VerificationError(.unknownKid, "no key \(Self.printable(kid)) in the key set")
-        case .unavailable(let reason):
-            throw VerificationError(
-                .unknownKid, "key \(Self.printable(kid)) cannot be looked up: \(reason)", isRetryable: true)
-        }
     }
 
     private func checkClaims(
@@ -178,7 +140,7 @@ public struct NotificationVerifier: Sendable {
     }
 
     /// An RFC 7519 §2 NumericDate: seconds since the epoch, possibly fractional (truncated to milliseconds).
-    static func numericDate(_ value: JSONValue, _ name: String) throws(VerificationError) -> Instant {
+    public static func numericDate(_ value: JSONValue, _ name: String) throws(VerificationError) -> Instant {
         let milliseconds: Int64
         switch value {
         case .integer(let seconds):
@@ -199,7 +161,7 @@ public struct NotificationVerifier: Sendable {
 
     /// Header values and `aud` are attacker-chosen: cap their length and keep printable ASCII only before
     /// they reach a log line.
-    static func printable(_ value: String, limit: Int = 64) -> String {
+    public static func printable(_ value: String, limit: Int = 64) -> String {
         let cleaned = value.unicodeScalars.prefix(limit).map { scalar in
             scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7F ? Character(scalar) : "?"
         }

@@ -12,12 +12,16 @@ struct ServeCommand: LifecycleCommand {
     static let details = """
         Public listener (public.host:public.port; HTTPS when public.tls is set):
           POST <public.notificationPath>   Apple's server-to-server notifications (default /apple/notifications)
+          POST <apps[].signals[].path>     Security Event Tokens pushed by the app's other identity providers
+                                           (RFC 8935, application/secevent+jwt; default /signals/<app>/<id>):
+                                           202 once committed, 400 {"err","description"} with the RFC 8935 code
           GET  /healthz                    the process is alive
           GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
                                            TLS, days until the certificate expires; "warnings" names an app
-                                           whose Apple probe is paused (invalid_client)
+                                           whose Apple probe is paused (invalid_client); "signalKeys" the
+                                           key count of each signals provider (not part of readiness)
           GET  /metrics                    only when public.metrics is true (default false: 404)
-        Every 200 is sent only after the notification, its account transition and its outbox messages are
+        Every 200 (202 for a security event) is sent only after the notification, its account transition and its outbox messages are
         committed to disk (SQLite synchronous=FULL; concurrent requests share one commit). The relay e-mail
         and the raw JWS are stored sealed (AES-256-GCM) under the subject's data key, itself wrapped by the
         master key of secrets.masterKeyFile (created 0600 when missing) or LIFECYCLE_MASTER_KEY.
@@ -48,7 +52,8 @@ struct ServeCommand: LifecycleCommand {
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
           SIGHUP            re-read the configuration file and put all of it in force at once: apps and
-                            audiences, webhooks (URL and secret), each app's policy and erasure mapping (jobs
+                            audiences, signals providers (paths, issuers, audiences, key sets, bearer
+                            tokens), webhooks (URL and secret), each app's policy and erasure mapping (jobs
                             scheduled from then on follow it; scheduled jobs keep theirs), outbox, erasure,
                             reconcile, keys and schedule settings, the admin token, the log level, and the
                             master keys of the key file. A file that does not load, or a key file that cannot

@@ -20,6 +20,14 @@ public enum AccountInputKind: String, Hashable, Sendable, CaseIterable {
     /// changed their password. Sessions end as for ``consentRevoked``, but no erasure rule is scheduled: the
     /// account is not assumed deleted until the app confirms (``AccountStateMachine``).
     case credentialsInvalid = "credentials-invalid"
+    /// A security event transmitter disabled the account (RISC `account-disabled`, e.g. reason `hijacking`):
+    /// access is suspended, sessions end, nothing is erased. A newer `linked` (RISC `account-enabled`, or a
+    /// sign-in the app reports) re-links.
+    case accessSuspended = "access-suspended"
+    /// A transmitter ended the account's sessions or changed its credentials (CAEP `session-revoked`,
+    /// `credential-change`; RISC `sessions-revoked`, `account-credential-change-required`): the sessions end,
+    /// the account stays as it is. Older than the last access input (a later sign-in) it is stale.
+    case sessionsRevoked = "sessions-revoked"
 
     /// Maps a decoded Apple event type; nil for an unknown type, which is not a state input.
     public init?(appleEventType: AppleEventType) {
@@ -44,7 +52,7 @@ public enum AccountInputKind: String, Hashable, Sendable, CaseIterable {
     public var aspect: AccountAspect {
         switch self {
         case .emailDisabled, .emailEnabled: .emailForwarding
-        case .linked, .consentRevoked, .credentialsInvalid: .access
+        case .linked, .consentRevoked, .credentialsInvalid, .accessSuspended, .sessionsRevoked: .access
         case .accountDeleted, .inAppDeletion: .existence
         }
     }
@@ -52,14 +60,17 @@ public enum AccountInputKind: String, Hashable, Sendable, CaseIterable {
     /// Breaks ties between inputs of one aspect with the same `event_time` (milliseconds): the higher rank
     /// counts as the later one. The protective reading wins: `email-disabled` over `email-enabled` (stop
     /// mailing), a revocation over a sign-in (keep sessions ended); `consent-revoked` over
-    /// `credentials-invalid` so the record names Apple's own notification.
+    /// `credentials-invalid` so the record names Apple's own notification; a suspension over a mere end of
+    /// sessions. Every kind of an aspect has its own rank, so a tie never depends on arrival order.
     public var tieBreakRank: Int {
         switch self {
         case .emailEnabled: 0
         case .emailDisabled: 1
         case .linked: 0
-        case .credentialsInvalid: 1
-        case .consentRevoked: 2
+        case .sessionsRevoked: 1
+        case .credentialsInvalid: 2
+        case .accessSuspended: 3
+        case .consentRevoked: 4
         case .inAppDeletion: 0
         case .accountDeleted: 1
         }
@@ -70,7 +81,8 @@ public enum AccountInputKind: String, Hashable, Sendable, CaseIterable {
 public enum AccountAspect: String, Hashable, Sendable, CaseIterable {
     /// Relay e-mail forwarding on or off (`email-disabled` / `email-enabled`).
     case emailForwarding = "email-forwarding"
-    /// Signed in or revoked (`linked` / `consent-revoked` / `credentials-invalid`).
+    /// Signed in or revoked (`linked` / `consent-revoked` / `credentials-invalid` / `access-suspended`;
+    /// `sessions-revoked` is ordered here but changes no state).
     case access = "access"
     /// Deleted or not (`account-deleted` / `in-app-deletion`): dominant, whatever the order.
     case existence = "existence"

@@ -30,6 +30,9 @@
 ///   Apple answers `invalid_grant` after a password change too, so it proves neither a revoked consent nor a
 ///   deletion (Apple, "Generate and validate tokens"). The app confirms on the device (`getCredentialState`)
 ///   and reports what it finds; a `consent-revoked` that follows schedules the consent-revoked rules then.
+/// - `access-suspended` (a transmitter disabled the account) ends the sessions and reads `consent-revoked`
+///   until a newer `linked`, scheduling nothing; `sessions-revoked` ends the sessions of a signed-in account
+///   and leaves its state alone (it is ordered with the access inputs, so one older than a sign-in is stale).
 /// - `account-deleted` drops stored Apple tokens (Apple has already invalidated them, DOMAIN.md §2);
 ///   `in-app-deletion` revokes them at Apple first, as Apple requires of in-app account deletion.
 public struct AccountStateMachine: Hashable, Sendable {
@@ -111,6 +114,14 @@ public struct AccountStateMachine: Hashable, Sendable {
             if !wasRevoked { effects = [.terminateSessions, .dropAppleTokens] }
             record.accessEventTime = input.eventTime
             record.accessInput = input.kind
+        case .accessSuspended:
+            if !wasRevoked { effects = [.terminateSessions] }
+            record.accessEventTime = input.eventTime
+            record.accessInput = input.kind
+        case .sessionsRevoked:
+            // Ordered against the access inputs (a sign-in after it makes it stale) but not one of them: the
+            // account keeps its access state, so a later suspension or revocation still reads as the newest.
+            if !wasRevoked { effects = [.terminateSessions] }
         case .linked:
             if wasRevoked { effects = [.cancelRelinkCancellableJobs] }
             record.accessEventTime = input.eventTime
@@ -127,8 +138,8 @@ public struct AccountStateMachine: Hashable, Sendable {
     private static func derivedState(_ record: AccountRecord) -> AccountState {
         if record.deletedAt != nil { return .deleted }
         switch record.accessInput {
-        case .consentRevoked, .credentialsInvalid: return .consentRevoked
-        case .linked, .emailDisabled, .emailEnabled, .accountDeleted, .inAppDeletion, nil: break
+        case .consentRevoked, .credentialsInvalid, .accessSuspended: return .consentRevoked
+        case .linked, .emailDisabled, .emailEnabled, .accountDeleted, .inAppDeletion, .sessionsRevoked, nil: break
         }
         return record.emailForwarding ? .linked : .emailOff
     }

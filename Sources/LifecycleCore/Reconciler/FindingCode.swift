@@ -23,6 +23,9 @@ public enum FindingCode: String, Hashable, Sendable, CaseIterable {
     /// An in-app deletion's Apple token revocation was accepted by `/auth/revoke` but never proved: the token
     /// still obtained tokens afterwards (Apple, "Revoke tokens"). The user should revoke in Settings (TN3194).
     case revocationUnverified = "revocation-unverified"
+    /// A Shared Signals transmitter reported (RISC `identifier-recycled`) that an identifier it named now
+    /// belongs to another person: whatever the app holds under it must not be merged with the new holder.
+    case identifierRecycled = "identifier-recycled"
     /// An input of the merge was not sorted by `sub`: the comparison stopped, its result would be wrong.
     case unsortedInput = "unsorted-input"
 
@@ -33,7 +36,8 @@ public enum FindingCode: String, Hashable, Sendable, CaseIterable {
     /// The severity every finding with this code carries.
     public var severity: FindingSeverity {
         switch self {
-        case .retainedAfterDeletion, .erasureOverdue, .erasureFailed, .sessionAfterRevocation, .unsortedInput:
+        case .retainedAfterDeletion, .erasureOverdue, .erasureFailed, .sessionAfterRevocation, .unsortedInput,
+            .identifierRecycled:
             .critical
         case .unverifiedErasure, .orphanNotification, .notificationGap, .credentialsInvalid, .revocationUnverified:
             .warning

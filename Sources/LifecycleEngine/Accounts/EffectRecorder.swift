@@ -56,6 +56,7 @@ public struct EffectRecorder: Sendable {
         guard webhookApps.contains(context.app) else { return }
         var payloadData: JSONObject = [
             "app": .string(context.app), "sub": .string(context.subject),
+            "provider": .string(ProviderSubject.providerName(ofAccountKey: context.subject)),
             "reason": .string(context.input.kind.rawValue), "event_time": .string(context.input.eventTime.iso8601),
         ]
         for member in data { payloadData[member.key] = member.value }

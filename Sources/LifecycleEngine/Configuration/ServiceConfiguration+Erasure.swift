@@ -93,13 +93,14 @@ extension ServiceConfiguration {
             throw reader.error(
                 "statements", "missing or empty", fix: "e.g. [\"DELETE FROM users WHERE apple_sub = :sub\"]")
         }
-        for (index, statement) in statements.enumerated() where !statement.contains(":sub") {
+        let namesUser = { (sql: String) in sql.contains(":sub") || sql.contains(":provider_sub") }
+        for (index, statement) in statements.enumerated() where !namesUser(statement) {
             throw reader.error(
                 "statements[\(index)]", "does not use the named parameter :sub",
-                fix: "bind the user with :sub, never a literal value")
+                fix: "bind the user with :sub (or :provider_sub), never a literal value")
         }
         let verify = try reader.string("verify", fix: "a query counting the user's remaining rows")
-        if let verify, !verify.contains(":sub") {
+        if let verify, !namesUser(verify) {
             throw reader.error(
                 "verify", "does not use the named parameter :sub",
                 fix: "e.g. SELECT count(*) FROM users WHERE apple_sub = :sub")

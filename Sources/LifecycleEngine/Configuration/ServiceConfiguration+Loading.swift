@@ -195,7 +195,8 @@ extension ServiceConfiguration {
         var apps: [AppConfiguration] = []
         var seenClientIDs: [String: String] = [:]
         for var appReader in try root.objects("apps") ?? [] {
-            try appReader.allow(["id", "clientIds", "webhook", "records", "signInWithApple"] + appErasureKeys)
+            try appReader.allow(
+                ["id", "clientIds", "webhook", "records", "signInWithApple", "signals"] + appErasureKeys)
             guard let id = try appReader.string("id", fix: "a short name such as \"shop\""),
                 id.utf8.allSatisfy({
                     $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
@@ -203,13 +204,14 @@ extension ServiceConfiguration {
             else {
                 throw appReader.error("id", "missing or invalid", fix: "use lowercase letters, digits, - and _")
             }
-            guard
-                let clientIDs = try appReader.strings(
-                    "clientIds", fix: "the bundle ID / Services ID Apple sends as aud"),
-                !clientIDs.isEmpty
-            else {
+            let signals = try parseSignals(&appReader, appID: id, resolve: resolve)
+            let clientIDs =
+                try appReader.strings("clientIds", fix: "the bundle ID / Services ID Apple sends as aud") ?? []
+            // An app of other providers only may leave Apple out; an app with neither receives nothing.
+            guard !clientIDs.isEmpty || !signals.isEmpty else {
                 throw appReader.error(
-                    "clientIds", "missing or empty", fix: "list the bundle ID / Services ID Apple sends as aud")
+                    "clientIds", "missing or empty",
+                    fix: "list the bundle ID / Services ID Apple sends as aud, or configure signals providers")
             }
             for clientID in clientIDs {
                 if let other = seenClientIDs[clientID] {
@@ -242,13 +244,15 @@ extension ServiceConfiguration {
             apps.append(
                 AppConfiguration(
                     id: id, clientIDs: clientIDs, webhook: webhook, erasure: erasure, records: records,
-                    signInWithApple: signInWithApple))
+                    signInWithApple: signInWithApple, signals: signals))
         }
         if apps.isEmpty {
             throw ConfigurationError(
                 file: file, field: "apps", problem: "no app configured",
                 fix: "add {\"id\": \"shop\", \"clientIds\": [\"com.example.shop\"]}")
         }
+
+        try checkSignalPaths(apps, notificationPath: publicListener.notificationPath, file: file)
 
         var outboxReader = try root.objectOrEmpty("outbox")
         try outboxReader.allow([

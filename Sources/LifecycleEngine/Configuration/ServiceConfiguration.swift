@@ -202,6 +202,8 @@ public struct AppConfiguration: Sendable {
     public var records: RecordSource? = nil
     /// Credentials for Apple's REST API (`signInWithApple`); nil when the app keeps no Apple tokens.
     public var signInWithApple: AppleAccountConfiguration? = nil
+    /// The app's other identity providers (`signals`): Shared Signals transmitters pushing security events.
+    public var signals: [SignalProviderConfiguration] = []
 }
 
 public struct WebhookConfiguration: Sendable {

@@ -15,6 +15,8 @@ public struct ActiveConfiguration: Sendable {
     public let transitions: AccountTransitionRecorder
     public let verifier: NotificationVerifier
     public let ingestor: NotificationIngestor
+    /// The push endpoints of the apps' Shared Signals providers (`apps[i].signals`), by path.
+    public let signals: SecurityEventIngestor
     /// Where and how the outbox delivers, per app.
     package let webhookDelivery: WebhookDelivery
     /// The admin listener's bearer token; nil when the admin listener is off (and for commands).
@@ -25,7 +27,7 @@ public struct ActiveConfiguration: Sendable {
     /// Builds everything from `configuration` around the long-lived parts of `context`.
     init(
         configuration: ServiceConfiguration, webhookSigners: [String: WebhookSigner], adminToken: AdminBearerToken?,
-        parts: ServiceContext.Parts
+        signalReceivers: [String: SecurityEventReceiver] = [:], parts: ServiceContext.Parts
     ) {
         self.configuration = configuration
         self.webhookSigners = webhookSigners
@@ -43,6 +45,9 @@ public struct ActiveConfiguration: Sendable {
             configuration: configuration, verifier: verifier, store: parts.store, log: parts.log,
             metrics: parts.metrics, clock: parts.clock, transitions: transitions, committed: parts.outboxSignal,
             vault: parts.vault)
+        signals = SecurityEventIngestor(
+            receivers: signalReceivers, store: parts.store, log: parts.log, metrics: parts.metrics, clock: parts.clock,
+            transitions: transitions, committed: parts.outboxSignal, vault: parts.vault)
         var endpoints: [String: (endpoint: WebhookEndpoint, signer: WebhookSigner)] = [:]
         for app in configuration.apps {
             if let url = app.webhook?.url, let endpoint = WebhookEndpoint(url: url), let signer = webhookSigners[app.id]

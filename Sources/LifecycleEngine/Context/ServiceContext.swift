@@ -13,6 +13,8 @@ import Synchronization
 public final class ServiceContext: Sendable {
     public let store: any Store
     public let keys: JWKSCache
+    /// The key sets of the Shared Signals providers, kept across reloads.
+    public let signalKeys: SignalKeyCaches
     public let log: EventLog
     public let metrics: MetricsRegistry
     public let clock: any LifecycleClock
@@ -35,12 +37,13 @@ public final class ServiceContext: Sendable {
         var clock: any LifecycleClock
         var outboxSignal: WakeSignal
         var vault: SubjectKeyVault
+        var signalKeys: SignalKeyCaches
     }
 
     var parts: Parts {
         Parts(
             store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal,
-            vault: vault)
+            vault: vault, signalKeys: signalKeys)
     }
 
     /// The configuration in force: read it once per unit of work.
@@ -48,6 +51,8 @@ public final class ServiceContext: Sendable {
     public var configuration: ServiceConfiguration { current.configuration }
     public var verifier: NotificationVerifier { current.verifier }
     public var ingestor: NotificationIngestor { current.ingestor }
+    /// The Shared Signals push endpoints of the configuration in force.
+    public var signals: SecurityEventIngestor { current.signals }
     /// The one way accounts change, shared by every entry point.
     public var transitions: AccountTransitionRecorder { current.transitions }
     package var webhookSigners: [String: WebhookSigner] { current.webhookSigners }
@@ -59,8 +64,11 @@ public final class ServiceContext: Sendable {
         configuration: ServiceConfiguration, store: any Store, keys: JWKSCache, log: EventLog,
         pseudonymizer: KeyedSubjectPseudonymizer, metrics: MetricsRegistry, clock: any LifecycleClock,
         vault: SubjectKeyVault, webhookSigners: [String: WebhookSigner] = [:], tls: TLSServerContext? = nil,
-        logLevelOverride: LogLevel? = nil
+        logLevelOverride: LogLevel? = nil, signalKeys: SignalKeyCaches? = nil,
+        signalReceivers: [String: SecurityEventReceiver] = [:]
     ) {
+        let signalKeys = signalKeys ?? SignalKeyCaches(clock: clock)
+        self.signalKeys = signalKeys
         self.logLevelOverride = logLevelOverride
         let outboxSignal = WakeSignal()
         self.outboxSignal = outboxSignal
@@ -75,9 +83,10 @@ public final class ServiceContext: Sendable {
         active = Mutex(
             ActiveConfiguration(
                 configuration: configuration, webhookSigners: webhookSigners, adminToken: nil,
+                signalReceivers: signalReceivers,
                 parts: Parts(
                     store: store, keys: keys, log: log, metrics: metrics, clock: clock, outboxSignal: outboxSignal,
-                    vault: vault)))
+                    vault: vault, signalKeys: signalKeys)))
     }
 
     /// Builds the whole configuration in force from `configuration`: the webhook signing secrets are read
@@ -89,6 +98,7 @@ public final class ServiceContext: Sendable {
             configuration: configuration,
             webhookSigners: try Self.loadWebhookSigners(configuration, environment: environment),
             adminToken: adminToken,
+            signalReceivers: try SecurityEventReceiver.all(configuration, keys: signalKeys, environment: environment),
             parts: parts)
     }
 
@@ -119,6 +129,8 @@ public final class ServiceContext: Sendable {
         let log = EventLog(
             level: logLevel ?? configuration.logLevel, pseudonymizer: pseudonymizer, clock: clock, sink: logSink)
         let webhookSigners = try loadWebhookSigners(configuration, environment: environment)
+        let signalKeys = SignalKeyCaches(clock: clock)
+        let signalReceivers = try SecurityEventReceiver.all(configuration, keys: signalKeys, environment: environment)
         // An expired certificate or one that does not match its key stops start-up here, with one line.
         let tls = try configuration.publicListener.tls.map { files in
             try TLSServerContext(certificateChainFile: files.certificateFile, privateKeyFile: files.privateKeyFile)
@@ -149,7 +161,7 @@ public final class ServiceContext: Sendable {
         return ServiceContext(
             configuration: configuration, store: store, keys: keys, log: log, pseudonymizer: pseudonymizer,
             metrics: MetricsRegistry(), clock: clock, vault: vault, webhookSigners: webhookSigners, tls: tls,
-            logLevelOverride: logLevel)
+            logLevelOverride: logLevel, signalKeys: signalKeys, signalReceivers: signalReceivers)
     }
 
     /// Every app with a webhook needs its signing secret at start-up, not at the first delivery.

@@ -3,7 +3,8 @@ import LifecycleCore
 import LifecycleSQL
 import LifecycleStore
 
-/// The `sqlite` and `postgres` targets: the configured statements run in one transaction with `:sub` bound,
+/// The `sqlite` and `postgres` targets: the configured statements run in one transaction with `:sub` (and
+/// ``ErasureParameters``' `:provider`, `:provider_sub`) bound,
 /// then the verification query, which must count 0 (DESIGN.md §7); a count above 0 — or no verification
 /// query at all — is `unverifiable`, never erased. Then `removeRemnants` leaves no old bytes of the erased
 /// rows beside the database (SQLite: the log truncated; PostgreSQL: the configured tables vacuumed), and its
@@ -23,7 +24,7 @@ struct DatabaseErasureTarget: Sendable {
     }
 
     func eraseBlocking(subject: String) -> ErasureStepResult {
-        let parameters = ["sub": subject]
+        let parameters = ErasureParameters.forAccount(subject)
         do {
             let database = try open()
             defer { database.close() }

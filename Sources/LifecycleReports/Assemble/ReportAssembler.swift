@@ -106,7 +106,7 @@ public struct ReportAssembler: Sendable {
         case .accountDeleted: .accountDeleted
         case .inAppDeletion: .inAppDeletion
         case .consentRevoked: .consentRevoked
-        case .credentialsInvalid, .emailDisabled, .emailEnabled, .linked: nil
+        case .credentialsInvalid, .emailDisabled, .emailEnabled, .linked, .accessSuspended, .sessionsRevoked: nil
         }
     }
 

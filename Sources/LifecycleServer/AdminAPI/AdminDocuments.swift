@@ -8,8 +8,10 @@ enum AdminDocuments {
     /// An account's record without its history: what `link` and `deletion` answer.
     static func account(app: String, subject: String, record: AccountRecord) -> JSONObject {
         var object: JSONObject = [
-            "app": .string(app), "sub": .string(subject), "state": .string(record.state.canonicalName),
-            "emailForwarding": .bool(record.emailForwarding), "createdAt": .string(record.createdAt.iso8601),
+            "app": .string(app), "sub": .string(subject),
+            "provider": .string(ProviderSubject.providerName(ofAccountKey: subject)),
+            "state": .string(record.state.canonicalName), "emailForwarding": .bool(record.emailForwarding),
+            "createdAt": .string(record.createdAt.iso8601),
             "updatedAt": .string(record.updatedAt.iso8601),
             "lastAppliedEventTime": .string(record.lastAppliedEventTime.iso8601),
         ]

@@ -12,6 +12,8 @@ struct PublicRoutes: Sendable {
     /// `public.metrics`: whether `GET /metrics` answers here (404 otherwise, like any unknown path).
     let servesMetrics: Bool
     let ingestor: @Sendable () -> NotificationIngestor
+    /// The Shared Signals push endpoints of the configuration in force (their paths change on reload).
+    let signals: @Sendable () -> SecurityEventIngestor
     let store: any Store
     let keys: JWKSCache
     let metrics: MetricsRegistry
@@ -22,13 +24,14 @@ struct PublicRoutes: Sendable {
 
     init(
         notificationPath: String, servesMetrics: Bool = false, ingestor: @escaping @Sendable () -> NotificationIngestor,
-        store: any Store,
+        signals: @escaping @Sendable () -> SecurityEventIngestor, store: any Store,
         keys: JWKSCache, metrics: MetricsRegistry, clock: any LifecycleClock,
         readinessDetails: @escaping @Sendable () -> JSONObject = { [:] }
     ) {
         self.notificationPath = notificationPath
         self.servesMetrics = servesMetrics
         self.ingestor = ingestor
+        self.signals = signals
         self.store = store
         self.keys = keys
         self.metrics = metrics
@@ -71,6 +74,16 @@ struct PublicRoutes: Sendable {
             }
             return ("metrics", MetricsExposition.response(metrics))
         default:
+            let signals = signals()
+            if let receiver = signals.receiver(atPath: request.path) {
+                if let refusal = HTTPResponse.rejectingMethod(request.method, allowed: ["POST"]) {
+                    return ("signals", refusal)
+                }
+                let outcome = await signals.ingest(
+                    receiver, contentType: request.headers["Content-Type"],
+                    authorization: request.headers["Authorization"], body: request.body)
+                return ("signals", SecurityEventResponses.response(for: outcome))
+            }
             return ("other", .jsonDocument(["error": "not found"], status: .notFound))
         }
     }
@@ -93,6 +106,15 @@ struct PublicRoutes: Sendable {
             details["keys"] = "none loaded"
             ready = false
         }
+        // Each provider's key set, for the operator; readiness stays Apple's: one transmitter that is down must
+        // not take the whole listener out of a load balancer.
+        var signalKeys: JSONObject = [:]
+        for receiver in signals().allReceivers {
+            let name = "\(receiver.app)/\(receiver.provider.id)"
+            signalKeys[name] =
+                receiver.keys.hasKeys ? .integer(Int64(receiver.keys.statistics.keyCount)) : "none loaded"
+        }
+        if !signalKeys.isEmpty { details["signalKeys"] = .object(signalKeys) }
         details["status"] = ready ? "ready" : "not ready"
         return .jsonDocument(.object(details), status: ready ? .ok : .serviceUnavailable)
     }

@@ -64,6 +64,7 @@ public final class ServiceRuntime: Sendable {
         let routes = PublicRoutes(
             notificationPath: configuration.publicListener.notificationPath,
             servesMetrics: configuration.publicListener.metrics, ingestor: { context.current.ingestor },
+            signals: { context.current.signals },
             store: context.store, keys: context.keys,
             metrics: context.metrics, clock: context.clock,
             readinessDetails: {
@@ -155,6 +156,17 @@ public final class ServiceRuntime: Sendable {
             ])
         warnAboutUnmappedApps()
         let context = self.context
+        for receiver in context.signals.allReceivers {
+            // Each provider's key set is loaded now, without holding up start: a transmitter that is down
+            // only delays its own SETs, whose first unknown kid retries the fetch.
+            startBackground {
+                if let error = await receiver.keys.refresh() {
+                    log.log(
+                        .error, "signal.keys_load_failed", app: receiver.app,
+                        [("provider", .string(receiver.provider.id)), ("error", .string(String(describing: error)))])
+                }
+            }
+        }
         startBackground { [self] in await heartbeatLoop() }
         startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }

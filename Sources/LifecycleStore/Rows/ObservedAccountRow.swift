@@ -17,6 +17,7 @@ enum ObservedAccountRow {
         let revoked =
             row.optionalText(4) == AccountInputKind.consentRevoked.rawValue
             || row.optionalText(4) == AccountInputKind.credentialsInvalid.rawValue
+            || row.optionalText(4) == AccountInputKind.accessSuspended.rawValue
         var observed = ObservedAccount(
             subject: row.text(0), state: state, deletedAt: row.optionalInstant(2), erasureDeadline: deadline,
             erasureStatus: erasure, revokedAt: revoked ? row.optionalInstant(3) : nil)

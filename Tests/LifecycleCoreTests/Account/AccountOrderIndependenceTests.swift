@@ -24,8 +24,12 @@ struct AccountOrderIndependenceTests {
     /// input decides revocation and the newest e-mail input decides forwarding.
     static func expectedState(_ inputs: [AccountInput]) -> AccountState {
         if inputs.contains(where: { $0.kind.aspect == .existence }) { return .deleted }
-        let access = inputs.filter { $0.kind.aspect == .access }.max { $0.orderKey < $1.orderKey }
-        if access?.kind == .consentRevoked || access?.kind == .credentialsInvalid { return .consentRevoked }
+        // `sessions-revoked` is ordered with the access inputs but sets no access state.
+        let access = inputs.filter { $0.kind.aspect == .access && $0.kind != .sessionsRevoked }.max {
+            $0.orderKey < $1.orderKey
+        }
+        let revocations: Set<AccountInputKind> = [.consentRevoked, .credentialsInvalid, .accessSuspended]
+        if let kind = access?.kind, revocations.contains(kind) { return .consentRevoked }
         let email = inputs.filter { $0.kind.aspect == .emailForwarding }.max { $0.orderKey < $1.orderKey }
         return email?.kind == .emailDisabled ? .emailOff : .linked
     }

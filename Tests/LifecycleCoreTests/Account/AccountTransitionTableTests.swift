@@ -71,6 +71,8 @@ let transitionTable: [TransitionRow] = [
     row(.noRecord, .linked, .linked),
     row(.noRecord, .inAppDeletion, .deleted, .applied, inAppDeletion),
     row(.noRecord, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
+    row(.noRecord, .accessSuspended, .consentRevoked, .applied, [.terminateSessions]),
+    row(.noRecord, .sessionsRevoked, .linked, .applied, [.terminateSessions]),
 
     row(.linked, .emailDisabled, .emailOff, .applied, [.emailForwardingChanged(enabled: false)]),
     row(.linked, .emailEnabled, .linked),
@@ -79,6 +81,8 @@ let transitionTable: [TransitionRow] = [
     row(.linked, .linked, .linked),
     row(.linked, .inAppDeletion, .deleted, .applied, inAppDeletion),
     row(.linked, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
+    row(.linked, .accessSuspended, .consentRevoked, .applied, [.terminateSessions]),
+    row(.linked, .sessionsRevoked, .linked, .applied, [.terminateSessions]),
 
     row(.emailOff, .emailDisabled, .emailOff),
     row(.emailOff, .emailEnabled, .linked, .applied, [.emailForwardingChanged(enabled: true)]),
@@ -87,6 +91,8 @@ let transitionTable: [TransitionRow] = [
     row(.emailOff, .linked, .emailOff),
     row(.emailOff, .inAppDeletion, .deleted, .applied, inAppDeletion),
     row(.emailOff, .credentialsInvalid, .consentRevoked, .applied, credentialsEnd),
+    row(.emailOff, .accessSuspended, .consentRevoked, .applied, [.terminateSessions]),
+    row(.emailOff, .sessionsRevoked, .emailOff, .applied, [.terminateSessions]),
 
     row(.consentRevoked, .emailDisabled, .consentRevoked, .applied, [.emailForwardingChanged(enabled: false)]),
     row(.consentRevoked, .emailEnabled, .consentRevoked),
@@ -95,6 +101,8 @@ let transitionTable: [TransitionRow] = [
     row(.consentRevoked, .linked, .linked, .applied, [.cancelRelinkCancellableJobs]),
     row(.consentRevoked, .inAppDeletion, .deleted, .applied, inAppDeletion),
     row(.consentRevoked, .credentialsInvalid, .consentRevoked),
+    row(.consentRevoked, .accessSuspended, .consentRevoked),
+    row(.consentRevoked, .sessionsRevoked, .consentRevoked),
 
     row(.deleted, .emailDisabled, .deleted, .ignored(.accountDeleted)),
     row(.deleted, .emailEnabled, .deleted, .ignored(.accountDeleted)),
@@ -103,6 +111,8 @@ let transitionTable: [TransitionRow] = [
     row(.deleted, .linked, .deleted, .ignored(.accountDeleted)),
     row(.deleted, .inAppDeletion, .deleted, .ignored(.accountDeleted)),
     row(.deleted, .credentialsInvalid, .deleted, .ignored(.accountDeleted)),
+    row(.deleted, .accessSuspended, .deleted, .ignored(.accountDeleted)),
+    row(.deleted, .sessionsRevoked, .deleted, .ignored(.accountDeleted)),
 ]
 
 @Suite("Account transitions, every state and input")

@@ -230,7 +230,7 @@ struct FindingSeverityTests {
             .retainedAfterDeletion: .critical, .erasureOverdue: .critical, .erasureFailed: .critical,
             .unverifiedErasure: .warning, .sessionAfterRevocation: .critical, .unknownToService: .info,
             .orphanNotification: .warning, .notificationGap: .warning, .credentialsInvalid: .warning,
-            .unsortedInput: .critical, .revocationUnverified: .warning,
+            .unsortedInput: .critical, .revocationUnverified: .warning, .identifierRecycled: .critical,
         ]
         #expect(Set(table.keys) == Set(FindingCode.allCases))
         for (code, severity) in table { #expect(code.severity == severity, "\(code)") }

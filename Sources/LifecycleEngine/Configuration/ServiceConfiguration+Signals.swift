@@ -1,0 +1,133 @@
+import LifecycleCore
+import SharedSignals
+
+/// `apps[i].signals`: the app's non-Apple identity providers (OpenID Shared Signals transmitters, Google's
+/// Cross-Account Protection). Apple's own settings stay in `clientIds` and the top-level `apple` section.
+extension ServiceConfiguration {
+    static let signalKeys = [
+        "provider", "id", "issuer", "jwks", "audience", "path", "authorization", "events", "leewaySeconds",
+        "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds",
+    ]
+
+    static func parseSignals(
+        _ app: inout ConfigurationReader, appID: String, resolve: (String) -> String
+    ) throws(ConfigurationError) -> [SignalProviderConfiguration] {
+        var providers: [SignalProviderConfiguration] = []
+        for var reader in try app.objects("signals") ?? [] {
+            try reader.allow(signalKeys)
+            let profileName = try reader.string("provider", fix: "ssf or google-risc")
+            guard let profileName, let profile = SignalProfile(rawValue: profileName) else {
+                throw reader.error(
+                    "provider", profileName.map { "unknown provider \($0)" } ?? "missing",
+                    fix: "use ssf (an OpenID Shared Signals transmitter) or google-risc (Cross-Account Protection)")
+            }
+            let defaultID = profile == .googleRISC ? "google" : nil
+            let id = try reader.string("id", fix: "a short name such as \"okta\"") ?? defaultID
+            guard let id, isIdentifier(id), id != "apple" else {
+                throw reader.error(
+                    "id", "missing or invalid",
+                    fix: "use 1-32 lowercase letters, digits, - and _ (not \"apple\"), unique within the app")
+            }
+            if providers.contains(where: { $0.id == id }) {
+                throw reader.error("id", "duplicate provider id \(id)", fix: "give each provider of the app its own id")
+            }
+            let defaultIssuer = profile == .googleRISC ? SignalProfile.googleIssuer : nil
+            guard let issuer = try reader.string("issuer", fix: "the transmitter's iss") ?? defaultIssuer,
+                !issuer.isEmpty
+            else {
+                throw reader.error("issuer", "missing", fix: "the transmitter's iss, e.g. https://idp.example.com/")
+            }
+            let defaultKeys = profile == .googleRISC ? SignalProfile.googleKeysURL : nil
+            guard var jwks = try reader.string("jwks", fix: "an https:// URL or a path") ?? defaultKeys,
+                !jwks.isEmpty
+            else {
+                throw reader.error(
+                    "jwks", "missing", fix: "the transmitter's jwks_uri (https://…) or a path to a JWKS file")
+            }
+            if jwks.hasPrefix("http://") {
+                throw reader.error(
+                    "jwks", "plain http is refused", fix: "use https:// (keys fetched without TLS can be forged)")
+            }
+            if !jwks.hasPrefix("https://") {
+                jwks = resolve(jwks.hasPrefix("file:") ? String(jwks.dropFirst("file:".count)) : jwks)
+            }
+            guard let audiences = try reader.strings("audience", fix: "the aud values the transmitter sends"),
+                !audiences.isEmpty
+            else {
+                throw reader.error(
+                    "audience", "missing or empty",
+                    fix: profile == .googleRISC
+                        ? "list the app's OAuth client IDs (Google puts one in aud)"
+                        : "list the aud values of the stream (SSF stream configuration aud)")
+            }
+            let path = try reader.string("path", default: "/signals/\(appID)/\(id)", fix: "an absolute path")
+            guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#"), !path.contains(" ") else {
+                throw reader.error(
+                    "path", "must be an absolute path without query", fix: "e.g. /signals/\(appID)/\(id)")
+            }
+            var secretFile: String?
+            if var authorization = try reader.object("authorization") {
+                try authorization.allow(["secretFile"])
+                guard let file = try authorization.string("secretFile", fix: "a file holding the bearer token") else {
+                    throw authorization.error(
+                        "secretFile", "missing", fix: "a file holding the token the transmitter sends as Bearer")
+                }
+                try authorization.finish()
+                secretFile = resolve(file)
+            }
+            let events = try reader.strings("events", fix: "event-type URIs")
+            var provider = SignalProviderConfiguration(
+                profile: profile, id: id, issuer: issuer, jwks: jwks, audiences: audiences, path: path,
+                authorizationSecretFile: secretFile, events: events)
+            provider.leewaySeconds = Int(
+                try reader.integer("leewaySeconds", default: 60, range: 0...3600, fix: "seconds (default 60)"))
+            provider.jwksMinRefreshSeconds = Int(
+                try reader.integer(
+                    "jwksMinRefreshSeconds", default: 300, range: 1...86_400, fix: "seconds (default 300)"))
+            provider.jwksFetchTimeoutSeconds = Int(
+                try reader.integer("jwksFetchTimeoutSeconds", default: 10, range: 1...120, fix: "seconds (default 10)"))
+            try reader.finish()
+            providers.append(provider)
+        }
+        return providers
+    }
+
+    /// Refuses a push path used twice, or one that the public listener already answers.
+    static func checkSignalPaths(_ apps: [AppConfiguration], notificationPath: String, file: String)
+        throws(ConfigurationError)
+    {
+        var seen: [String: String] = [:]
+        let reserved = [notificationPath, "/healthz", "/readyz", "/metrics"]
+        for app in apps {
+            for (index, provider) in app.signals.enumerated() {
+                let field = "apps[\(app.id)].signals[\(index)].path"
+                if reserved.contains(provider.path) {
+                    throw ConfigurationError(
+                        file: file, field: field, problem: "\(provider.path) is already served by the public listener",
+                        fix: "use /signals/\(app.id)/\(provider.id)")
+                }
+                if let other = seen[provider.path] {
+                    throw ConfigurationError(
+                        file: file, field: field, problem: "\(provider.path) is also the path of \(other)",
+                        fix: "give each provider its own path")
+                }
+                seen[provider.path] = "\(app.id)/\(provider.id)"
+            }
+        }
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)
+            }
+    }
+
+    /// The app and provider whose push path is `path`.
+    public func signalProvider(atPath path: String) -> (app: AppConfiguration, provider: SignalProviderConfiguration)? {
+        for app in apps {
+            if let provider = app.signals.first(where: { $0.path == path }) { return (app, provider) }
+        }
+        return nil
+    }
+}

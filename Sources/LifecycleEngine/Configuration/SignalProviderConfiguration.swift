@@ -1,0 +1,45 @@
+import SharedSignals
+
+/// One non-Apple identity provider of an app (`apps[i].signals[j]`): a transmitter of Security Event Tokens
+/// pushed to the public listener (RFC 8935) at ``path``. Its accounts are the app's accounts keyed by
+/// (provider, subject) (``ProviderSubject``), beside the app's Apple accounts.
+public struct SignalProviderConfiguration: Sendable, Hashable {
+    /// `ssf` or `google-risc` (``SignalProfile``).
+    public var profile: SignalProfile
+    /// Unique within the app; the first part of its accounts' keys (lowercase letters, digits, `-`, `_`).
+    public var id: String
+    /// The transmitter's `iss`, compared exactly. Default for `google-risc`: `https://accounts.google.com/`.
+    public var issuer: String
+    /// `https://…` key set URL, or a path (resolved) to a JWKS file. Default for `google-risc`: Google's
+    /// `jwks_uri`.
+    public var jwks: String
+    /// The `aud` values accepted: for Google, the app's OAuth client IDs.
+    public var audiences: [String]
+    /// Where the transmitter pushes, on the public listener. Default `/signals/<app>/<id>`.
+    public var path: String
+    /// File holding the bearer token the transmitter sends in `Authorization` (SSF 1.0 `authorization_header`
+    /// of the push delivery); nil accepts pushes without one (the SET's signature still authenticates it).
+    public var authorizationSecretFile: String?
+    /// Event-type URIs this receiver accepts (SSF `events_requested`); nil accepts every type. An event of
+    /// another type is refused with `access_denied`; stream events (verification, stream-updated) always pass.
+    public var events: [String]?
+    /// Clock skew tolerated on `iat` (and `exp` where checked), in seconds. Default 60.
+    public var leewaySeconds: Int = 60
+    /// A `kid` missing from the cached key set triggers at most one fetch per this interval. Default 300.
+    public var jwksMinRefreshSeconds: Int = 300
+    public var jwksFetchTimeoutSeconds: Int = 10
+
+    public init(
+        profile: SignalProfile, id: String, issuer: String, jwks: String, audiences: [String], path: String,
+        authorizationSecretFile: String? = nil, events: [String]? = nil
+    ) {
+        self.profile = profile
+        self.id = id
+        self.issuer = issuer
+        self.jwks = jwks
+        self.audiences = audiences
+        self.path = path
+        self.authorizationSecretFile = authorizationSecretFile
+        self.events = events
+    }
+}

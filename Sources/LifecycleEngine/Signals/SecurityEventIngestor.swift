@@ -1,0 +1,184 @@
+import AppleNotifications
+import LifecycleCore
+import LifecycleCrypto
+import LifecycleStore
+import SharedSignals
+
+/// The one path a pushed Security Event Token takes (RFC 8935), the Shared Signals twin of
+/// ``NotificationIngestor``: bearer token → media type → verify (``SecurityEventVerifier``) → the provider's
+/// `events` → store and apply in one transaction (the inbox row, and for an account event the account's
+/// transition and its effects through ``AccountTransitionRecorder``) → report. The caller answers only after
+/// this returns, so a 202 always means "committed".
+public final class SecurityEventIngestor: Sendable {
+    /// The RFC 8935 §2.1 media type of a pushed SET.
+    public static let mediaType = "application/secevent+jwt"
+    /// The inbox `source` of a pushed SET.
+    static let source = "signal"
+
+    let receivers: [String: SecurityEventReceiver]
+    let store: any Store
+    let log: EventLog
+    let clock: any LifecycleClock
+    let transitions: AccountTransitionRecorder
+    let committed: WakeSignal
+    let vault: SubjectKeyVault
+    let eventsTotal: Counter
+    let rejectionsTotal: Counter
+    let transitionMetrics: AccountTransitionMetrics
+
+    init(
+        receivers: [String: SecurityEventReceiver], store: any Store, log: EventLog, metrics: MetricsRegistry,
+        clock: any LifecycleClock, transitions: AccountTransitionRecorder, committed: WakeSignal,
+        vault: SubjectKeyVault
+    ) {
+        self.receivers = receivers
+        self.store = store
+        self.log = log
+        self.clock = clock
+        self.transitions = transitions
+        self.committed = committed
+        self.vault = vault
+        eventsTotal = metrics.counter(
+            "lifecycle_security_events_total",
+            help: "Security Event Tokens pushed by Shared Signals transmitters, by provider, event type and outcome.")
+        rejectionsTotal = metrics.counter(
+            "lifecycle_rejections_total", help: "Notifications that failed verification, by reason code.")
+        transitionMetrics = AccountTransitionMetrics(metrics)
+    }
+
+    /// The receiver of a push path, nil when no provider pushes there.
+    public func receiver(atPath path: String) -> SecurityEventReceiver? { receivers[path] }
+
+    /// Every provider's receiver, for readiness and key refreshes.
+    public var allReceivers: [SecurityEventReceiver] { receivers.values.sorted { $0.provider.path < $1.provider.path } }
+
+    /// One push: the request's `Content-Type` and `Authorization` headers and its body.
+    public func ingest(
+        _ receiver: SecurityEventReceiver, contentType: String?, authorization: String?, body: [UInt8]
+    ) async -> SecurityEventOutcome {
+        let receivedAt = clock.now()
+        let provider = receiver.provider.id
+        guard receiver.authorizes(authorization) else {
+            return await reject(
+                VerificationError(.badAuthorization, "the Authorization header does not carry the provider's token"),
+                receiver, body: body, receivedAt: receivedAt)
+        }
+        guard Self.isSecurityEventMediaType(contentType) else {
+            return await reject(
+                VerificationError(.unsupportedMediaType, "Content-Type must be \(Self.mediaType)"), receiver,
+                body: body, receivedAt: receivedAt)
+        }
+        let token: SecurityEventToken
+        switch await receiver.verifier.verify(body, at: receivedAt) {
+        case .success(let verified): token = verified
+        case .failure(let error) where error.isRetryable:
+            log.log(.warning, "signal.keys_unavailable", app: receiver.app, reason: error.code)
+            eventsTotal.increment([("provider", provider), ("type", "unverified"), ("outcome", "unavailable")])
+            return .unavailable(error.description)
+        case .failure(let error):
+            return await reject(error, receiver, body: body, receivedAt: receivedAt)
+        }
+        // Stream events are the stream's own (SSF 1.0 §8.1): a verification is always answered.
+        let streamEvent = token.eventType == .verification || token.eventType == .streamUpdated
+        if let events = receiver.provider.events, !streamEvent, !events.contains(token.eventType.uri) {
+            return await reject(
+                VerificationError(.eventNotRequested, "event type \(token.eventType.shortName) is not one of events"),
+                receiver, body: body, receivedAt: receivedAt)
+        }
+        let account = token.subject?.providerSubject(provider: provider)
+        // A stream event, or a token subject, names no account: it is stored under the stream's key.
+        let subject =
+            account?.accountKey ?? ProviderSubject(provider: provider, format: "stream", values: []).accountKey
+        let unsealed = NewSecurityEvent(
+            app: receiver.app, provider: provider, jti: token.jti, issuer: token.issuer, audience: token.audience,
+            subject: subject, eventTypeURI: token.eventType.uri, eventTime: token.eventTime, issuedAt: token.issuedAt,
+            expiresAt: token.expiresAt, keyID: token.keyID, receivedAt: receivedAt,
+            bodySHA256: SHA256.hexDigest(body), sealedRawSET: nil, source: Self.source)
+        let input: AccountInput? =
+            if case .input(let kind) = token.eventType.effect, account != nil {
+                AccountInput(
+                    kind: kind, eventTime: token.eventTime, receivedAt: receivedAt, identity: unsealed.inboxKey)
+            } else {
+                nil
+            }
+        let outcome: SecurityEventOutcome
+        do {
+            let candidate = try vault.candidate(
+                app: receiver.app, subject: subject, scope: .notifications, at: receivedAt)
+            let presealed = try vault.seal(
+                body, column: .notificationToken, app: receiver.app, subject: subject, rowKey: unsealed.inboxKey,
+                dataKey: candidate.dataKey)
+            outcome = try await store.write { [transitions, vault] writer in
+                var new = unsealed
+                if let dataKey = try vault.sealingKey(for: candidate, in: writer) {
+                    new.sealedRawSET =
+                        dataKey == candidate.dataKey
+                        ? presealed
+                        : try vault.seal(
+                            body, column: .notificationToken, app: new.app, subject: subject, rowKey: new.inboxKey,
+                            dataKey: dataKey)
+                }
+                switch try writer.insertSecurityEvent(new) {
+                case .duplicateJTI(let existing), .duplicateEvent(let existing):
+                    return .duplicate(existingID: existing)
+                case .inserted(let id):
+                    guard let input else { return .accepted(notificationID: id, type: token.eventType, account: nil) }
+                    let context = TransitionContext(
+                        app: new.app, subject: subject, input: input, source: "notification", notificationID: id)
+                    let changed = try transitions.apply(context, in: writer)
+                    return .accepted(notificationID: id, type: token.eventType, account: changed)
+                }
+            }
+        } catch {
+            log.log(.error, "signal.store_failed", app: receiver.app, [("error", .string(String(describing: error)))])
+            eventsTotal.increment([
+                ("provider", provider), ("type", token.eventType.shortName), ("outcome", "unavailable"),
+            ])
+            return .unavailable("storage unavailable")
+        }
+        eventsTotal.increment([
+            ("provider", provider), ("type", token.eventType.shortName), ("outcome", outcome.outcomeName),
+        ])
+        var fields: [(String, JSONValue)] = [
+            ("provider", .string(provider)), ("type", .string(token.eventType.shortName)),
+            ("event_time", .string(token.eventTime.iso8601)),
+        ]
+        if let reason = token.reason { fields.append(("event_reason", .string(reason))) }
+        if case .accepted(_, _, let changed) = outcome, let changed {
+            transitionMetrics.record(changed)
+            fields.append(("disposition", .string(changed.disposition.canonicalName)))
+            fields.append(("state", .string(changed.state.canonicalName)))
+            committed.notify()
+        }
+        log.log(.info, "signal.\(outcome.outcomeName)", app: receiver.app, subject: subject, fields)
+        return outcome
+    }
+
+    /// RFC 8935 §2.1: `application/secevent+jwt`, compared case-insensitively (RFC 9110 §8.3.1), parameters
+    /// allowed.
+    static func isSecurityEventMediaType(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(type.drop(while: blank).reversed().drop(while: blank).reversed()).lowercased() == mediaType
+    }
+
+    private func reject(
+        _ error: VerificationError, _ receiver: SecurityEventReceiver, body: [UInt8], receivedAt: Instant
+    ) async -> SecurityEventOutcome {
+        rejectionsTotal.increment([("reason", error.code.rawValue)])
+        eventsTotal.increment([("provider", receiver.provider.id), ("type", "unverified"), ("outcome", "rejected")])
+        log.log(
+            .warning, "signal.rejected", app: receiver.app, reason: error.code,
+            [("provider", .string(receiver.provider.id)), ("bytes", .integer(Int64(body.count)))])
+        let rejection = NewRejection(
+            reason: error.code, receivedAt: receivedAt, bodySize: body.count, bodySHA256: SHA256.hexDigest(body),
+            audience: nil, source: Self.source)
+        do {
+            try await store.write { writer in try writer.insertRejection(rejection) }
+        } catch {
+            log.log(.error, "rejection.store_failed", [("error", .string(String(describing: error)))])
+        }
+        return .rejected(error)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import LifecycleCore
+import SharedSignals
+import Testing
+
+@testable import LifecycleEngine
+
+/// `apps[].signals`: the providers parse with their defaults, and every mistake is one line naming the field.
+@Suite("Configuration of Shared Signals providers")
+struct SignalConfigurationTests {
+    func parse(_ signals: [JSONValue], clientIDs: JSONValue? = ["com.example.shop"]) throws(ConfigurationError)
+        -> ServiceConfiguration
+    {
+        var app: JSONObject = ["id": "shop", "signals": .array(signals)]
+        if let clientIDs { app["clientIds"] = clientIDs }
+        return try ServiceConfiguration.parse(
+            ["apps": [.object(app)]], file: "lifecycle.json", baseDirectory: "/etc/lifecycle")
+    }
+
+    @Test("google-risc defaults to Google's issuer, key set, id and a path under /signals/<app>/")
+    func googleDefaults() throws {
+        let provider = try #require(
+            try parse([["provider": "google-risc", "audience": ["1-x.apps.googleusercontent.com"]]]).apps[0].signals
+                .first)
+        #expect(provider.profile == .googleRISC)
+        #expect(provider.id == "google")
+        #expect(provider.issuer == "https://accounts.google.com/")
+        #expect(provider.jwks == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(provider.path == "/signals/shop/google")
+        #expect(provider.authorizationSecretFile == nil)
+    }
+
+    @Test("an app with providers only may leave clientIds out; a relative secret or key file is resolved")
+    func signalsOnly() throws {
+        let configuration = try parse(
+            [
+                [
+                    "provider": "ssf", "id": "okta", "issuer": "https://idp.example/", "jwks": "keys/okta.json",
+                    "audience": ["https://rp.example/"], "authorization": ["secretFile": "secrets/okta"],
+                ]
+            ], clientIDs: nil)
+        let provider = try #require(configuration.apps[0].signals.first)
+        #expect(configuration.apps[0].clientIDs.isEmpty)
+        #expect(provider.jwks == "/etc/lifecycle/keys/okta.json")
+        #expect(provider.authorizationSecretFile == "/etc/lifecycle/secrets/okta")
+        #expect(configuration.signalProvider(atPath: "/signals/shop/okta")?.provider.id == "okta")
+    }
+
+    @Test(
+        "each mistake fails with one line naming the field",
+        arguments: [
+            ([["provider": "saml", "audience": ["a"]]], "apps[0].signals[0].provider: unknown provider saml"),
+            (
+                [["provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json"]],
+                "apps[0].signals[0].audience: missing"
+            ),
+            (
+                [["provider": "ssf", "id": "x", "jwks": "k.json", "audience": ["a"]]],
+                "apps[0].signals[0].issuer: missing"
+            ),
+            (
+                [["provider": "ssf", "id": "x", "issuer": "https://i/", "audience": ["a"]]],
+                "apps[0].signals[0].jwks: missing"
+            ),
+            (
+                [["provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "http://i/keys", "audience": ["a"]]],
+                "apps[0].signals[0].jwks: plain http is refused"
+            ),
+            (
+                [["provider": "google-risc", "id": "apple", "audience": ["a"]]],
+                "apps[0].signals[0].id: missing or invalid"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"]], ["provider": "google-risc", "audience": ["b"]]],
+                "apps[0].signals[1].id: duplicate provider id google"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "path": "/apple/notifications"]],
+                "apps[shop].signals[0].path: /apple/notifications is already served"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "secret": "x"]],
+                "apps[0].signals[0].secret: unknown key"
+            ),
+        ] as [([JSONValue], String)])
+    func mistakes(signals: [JSONValue], expected: String) {
+        do {
+            _ = try parse(signals)
+            Issue.record("accepted \(signals)")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("an app with neither clientIds nor signals is refused")
+    func neither() {
+        #expect(throws: ConfigurationError.self) { try parse([], clientIDs: nil) }
+    }
+}
