@@ -126,4 +126,56 @@ struct RequestLedgerServeTests {
         #expect(later.json?["requests"]?.arrayValue == requests, "the ledger entry survives erasure and purge")
         #expect(await fixture.stop() == [0])
     }
+    @Test(
+        "a revocation whose token-like erasure ran and whose waiting job a sign-in cancelled reads cancelled, with the steps and reason, in the ledger and the report"
+    )
+    func relinkCancels() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
+            extra: ServeProcessTests.quickWork)
+        try fixture.writePolicy(
+            """
+            {
+              "id": "immediate", "version": 1, "jurisdiction": "EU", "timezone": "UTC",
+              "rules": [
+                {"on": ["account-deleted"], "erase": ["profile", "content"], "within": "P1M", "basis": "test"},
+                {"on": ["consent-revoked"], "erase": ["content"], "within": "P1M", "basis": "at once"},
+                {"on": ["consent-revoked"], "erase": ["profile"], "after": "P30D", "within": "P2M",
+                 "cancelIfRelinked": true, "basis": "after a window in which the user may come back"}
+              ]
+            }
+            """)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        let ran = await eventually(timeout: .seconds(20)) {
+            (try? await fixture.admin("GET", "/v1/jobs?status=completed"))?.json?["jobs"]?.arrayValue?.count == 1
+        }
+        #expect(ran, "the immediate rule's job completed")
+        let relinked = try await fixture.admin("PUT", "/v1/apps/shop/accounts/\(Self.subject)/link")
+        #expect(relinked.status == 200, "\(relinked)")
+
+        let ledger = try await fixture.admin("GET", "/v1/requests?app=shop")
+        let entry = try #require(ledger.json?["requests"]?.arrayValue?.first, "\(ledger)")
+        #expect(entry["outcome"] == "cancelled" && entry["response"] == "withdrawn", "\(entry)")
+        #expect(entry["cancellation"]?["reason"]?.stringValue?.hasPrefix("relinked (linked at ") == true, "\(entry)")
+        #expect(entry["cancellation"]?["steps"] == ["app-db rules[2]", "self rules[2]"], "\(entry)")
+        #expect(entry["respondedAt"] == entry["cancellation"]?["cancelledAt"])
+        #expect(ledger.json?["totals"]?["withdrawn"] == 1 && ledger.json?["totals"]?["compliedInWhole"] == 0)
+
+        let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
+        #expect(generated.status == 0, "\(generated)")
+        let file = try #require(fixture.reportFiles().first { $0.hasSuffix("-deletion-compliance.json") })
+        let report = try JSONValue.parse(
+            Array(try #require(FileManager.default.contents(atPath: fixture.directory.file("reports/" + file)))))
+        #expect(report["summary"]?["total"]?["cancelled"] == .integer(1))
+        #expect(report["summary"]?["total"]?["completed"] == .integer(0), "not a completed deletion")
+        let row = report["subjects"]?.arrayValue?.first
+        #expect(row?["cancellation"] == entry["cancellation"], "\(row ?? .null)")
+        let page = try #require(fixture.reportFiles().first { $0.hasSuffix("-deletion-compliance.html") })
+        let html = try String(contentsOfFile: fixture.directory.file("reports/" + page), encoding: .utf8)
+        #expect(html.contains("relinked (linked at "))
+        #expect(await fixture.stop() == [0])
+    }
 }
