@@ -444,6 +444,13 @@ public enum ReportHTMLRenderer {
                     + "critical, warning and info by how urgently someone must act."
             ),
             (
+                "event types",
+                "account-deleted, in-app-deletion and consent-revoked are deletion requests; email-disabled and "
+                    + "email-enabled: the user switched Apple's relay e-mail forwarding off or on; credentials-invalid: "
+                    + "the daily check found the user's Apple credentials invalid (not a request until confirmed, "
+                    + "shown as a finding)."
+            ),
+            (
                 "duplicate, stale, ignored, unknown type",
                 "A duplicate repeats an input already applied; stale is older than the last applied input of its "
                     + "kind; ignored came after the account was deleted; an unknown type is a notification type the "
@@ -460,8 +467,11 @@ public enum ReportHTMLRenderer {
                     + "the same pseudonym in every report under one key."
             ),
         ]
+        var codes: [String] = []
+        for item in dataset.findings.items where !codes.contains(item.code) { codes.append(item.code) }
+        let findings = codes.compactMap { code in FindingCode(canonicalName: code).map { (code, $0.meaning + ".") } }
         var html = "<section class=\"glossary\">\n<h2>Glossary</h2>\n<dl>\n"
-        for (term, meaning) in terms {
+        for (term, meaning) in terms + findings {
             html += "<dt>\(HTMLText.escape(term))</dt><dd>\(HTMLText.escape(meaning))</dd>\n"
         }
         return html + "</dl>\n</section>\n"

@@ -103,7 +103,13 @@ struct ReportReadingTests {
         {
             #expect(glossary.contains(word), "\(word) is not explained")
         }
-        for term in ["on time, decided", "pseudonym", "extension, denial", "duplicate, stale, ignored, unknown type"] {
+        for finding in ReportFixture.dataset.findings.items {
+            #expect(terms.contains(finding.code), "finding \(finding.code) is not defined: \(defined)")
+        }
+        for term in [
+            "on time, decided", "pseudonym", "extension, denial", "duplicate, stale, ignored, unknown type",
+            "event types",
+        ] {
             #expect(terms.contains(term), "\(term) missing: \(defined)")
         }
     }
