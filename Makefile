@@ -133,8 +133,9 @@ test-sqlite: deps test-deps test-venv
 	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
 
 ## Test-only tools from Debian: testssl.sh scans the HTTPS listener, headless chromium renders the HTML
-## report, promtool (prometheus) checks a real scrape of /metrics, systemd-analyze (systemd) verifies the
-## installed units (each test is skipped, saying why, when its tool is absent).
+## report (poppler-utils reads its A4 print: pdftoppm, pdfinfo, pdftotext), promtool (prometheus) checks a
+## real scrape of /metrics, systemd-analyze (systemd) verifies the installed units (each test is skipped,
+## saying why, when its tool is absent).
 test-deps:
 	@dpkg -s testssl.sh >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -144,6 +145,10 @@ test-deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } \
 	  || echo "chromium could not be installed; the HTML rendering test will be skipped"; }
+	@command -v pdftotext >/dev/null 2>&1 || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    poppler-utils; } || echo "poppler-utils could not be installed; the A4 print check of the report will be skipped"; }
 	@command -v promtool >/dev/null 2>&1 || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \

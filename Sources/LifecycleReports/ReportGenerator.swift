@@ -22,22 +22,44 @@ public struct ReportGenerator: Sendable {
         configuration: ServiceConfiguration, store: any Store, jobs: (any ErasureJobSource)? = nil,
         findings: (any FindingSource)? = nil
     ) throws {
-        let reports = configuration.reports
-        let pseudonyms = try ReportKeys.pseudonymizer(path: reports.pseudonymKeyFile)
         self.init(
             collector: ReportCollector(
                 store: store, jobs: jobs ?? StoreErasureJobSource(store: store),
                 findings: findings ?? StoreFindingSource(store: store)),
-            assembler: ReportAssembler(
-                pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID,
-                retention: ReportRetention(
-                    storeDays: configuration.erasure.backupRetentionDays,
-                    targetDays: Dictionary(
-                        uniqueKeysWithValues: configuration.apps.map { ($0.id, $0.erasure?.backupRetentionDays ?? [:]) }
-                    ),
-                    rotateEveryDays: configuration.keys.rotateEveryDays)),
+            assembler: try Self.assembler(configuration: configuration),
             writer: ReportWriter(
-                directory: reports.directory, signingKey: try ReportKeys.signingKey(path: reports.signingKeyFile)))
+                directory: configuration.reports.directory,
+                signingKey: try ReportKeys.signingKey(path: configuration.reports.signingKeyFile)))
+    }
+
+    /// The assembler of the configured reports: their pseudonym key (created on first use), the backup
+    /// retention and rotation they state bounds from.
+    public static func assembler(configuration: ServiceConfiguration) throws -> ReportAssembler {
+        let reports = configuration.reports
+        let pseudonyms = try ReportKeys.pseudonymizer(path: reports.pseudonymKeyFile)
+        let operationsKeyID =
+            reports.pseudonymKeyFile == configuration.pseudonymKeyFile
+            ? pseudonyms.keyID : try ReportKeys.pseudonymizer(path: configuration.pseudonymKeyFile).keyID
+        return ReportAssembler(
+            pseudonymizer: pseudonyms.pseudonymizer, pseudonymKeyID: pseudonyms.keyID,
+            retention: ReportRetention(
+                storeDays: configuration.erasure.backupRetentionDays,
+                targetDays: Dictionary(
+                    uniqueKeysWithValues: configuration.apps.map { ($0.id, $0.erasure?.backupRetentionDays ?? [:]) }),
+                rotateEveryDays: configuration.keys.rotateEveryDays),
+            operationsPseudonymKeyID: operationsKeyID)
+    }
+
+    /// What a report of `app` and `period` would say at `now`, without writing, signing or logging anything:
+    /// the request ledger (`GET /v1/requests`, `lifecycle report requests`) reads the same dataset the report
+    /// files are rendered from.
+    public static func dataset(
+        configuration: ServiceConfiguration, store: any Store, app: String, period: ReportPeriod, at now: Instant
+    ) async throws -> ReportDataset {
+        let collector = ReportCollector(
+            store: store, jobs: StoreErasureJobSource(store: store), findings: StoreFindingSource(store: store))
+        let inputs = try await collector.collect(app: app, period: period, generatedAt: now)
+        return try assembler(configuration: configuration).assemble(inputs)
     }
 
     public func generate(app: String, period: ReportPeriod, at now: Instant) async throws -> ReportWriter.Written {

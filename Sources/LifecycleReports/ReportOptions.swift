@@ -4,10 +4,21 @@ public struct ReportOptions: Hashable, Sendable {
     public var maximumChartDays: Int
     /// Accounts read per store page while collecting.
     public var collectionPageSize: Int
+    /// Fewest completion times a median is printed for. Below it the report gives the count and the slowest
+    /// time instead: the median of two requests is one of them, not a statistic.
+    public var minimumMedianSample: Int
+    /// Fewest completion times a 95th percentile is printed for: with fewer than 20, the nearest-rank p95
+    /// (rank ⌈0.95 × N⌉) is the largest value, so it would only repeat the slowest time.
+    public var minimumP95Sample: Int
 
-    public init(maximumChartDays: Int = 366, collectionPageSize: Int = 500) {
+    public init(
+        maximumChartDays: Int = 366, collectionPageSize: Int = 500, minimumMedianSample: Int = 5,
+        minimumP95Sample: Int = 20
+    ) {
         self.maximumChartDays = maximumChartDays
         self.collectionPageSize = collectionPageSize
+        self.minimumMedianSample = minimumMedianSample
+        self.minimumP95Sample = minimumP95Sample
     }
 
     public static let `default` = ReportOptions()

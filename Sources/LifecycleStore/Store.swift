@@ -52,6 +52,9 @@ public protocol StoreReader {
     func notification(jti: String) throws -> StoredNotification?
     func notification(id: Int64) throws -> StoredNotification?
     func notificationCount() throws -> Int
+    /// Stored notifications of `app` with event time in `[from, to)`, by their type as Apple sent it (a type
+    /// the service does not know included): what the deletion report counts as notifications received.
+    func notificationTypeCounts(app: String, from: Instant, to: Instant) throws -> [String: Int]
     func rejectionCount() throws -> Int
     /// The most recent rejections, newest first.
     func rejections(limit: Int) throws -> [StoredRejection]

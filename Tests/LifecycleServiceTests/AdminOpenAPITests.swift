@@ -19,14 +19,19 @@ struct AdminOpenAPITests {
     }
 
     /// (method, path template) of every operation the document describes.
-    static func operations(_ document: JSONValue) throws -> [(method: String, path: String, responses: [String])] {
+    static func operations(_ document: JSONValue) throws -> [(
+        method: String, path: String, responses: [String], requiredQuery: [String]
+    )] {
         let paths = try #require(document["paths"]?.objectValue)
-        var result: [(method: String, path: String, responses: [String])] = []
+        var result: [(method: String, path: String, responses: [String], requiredQuery: [String])] = []
         for path in paths {
             for method in methods {
                 guard let operation = path.value[method] else { continue }
                 let responses = try #require(operation["responses"]?.objectValue).map(\.key)
-                result.append((method.uppercased(), path.key, responses))
+                let required = (operation["parameters"]?.arrayValue ?? []).filter {
+                    $0["in"] == "query" && $0["required"] == .bool(true)
+                }.compactMap { $0["name"]?.stringValue }
+                result.append((method.uppercased(), path.key, responses, required))
             }
         }
         return result
@@ -86,6 +91,9 @@ struct AdminOpenAPITests {
                 ? waitingJob : operation.path.hasPrefix("/v1/jobs") ? failedJob : deadID
             target = target.replacingOccurrences(of: "{id}", with: String(id))
             for (name, value) in values { target = target.replacingOccurrences(of: name, with: value) }
+            // A required query parameter gets the value of the path parameter of the same name.
+            let query = operation.requiredQuery.compactMap { name in values["{\(name)}"].map { "\(name)=\($0)" } }
+            if !query.isEmpty { target += "?" + query.joined(separator: "&") }
             let answer = try await AdminAPITests.call(harness, operation.method, target)
             #expect(answer.status != 404 && answer.status != 405, "\(operation.method) \(operation.path)")
             #expect(answer.status == 200, "\(operation.method) \(operation.path) answered \(answer.status)")

@@ -147,6 +147,7 @@ struct CommandLineRulesTests {
             (["report", "generate", "--json"] + config, 0),
             (["report", "verify", "--json"] + config, 0),
             (["report", "lookup", "--app", "shop", "--sub", subject, "--json"] + config, 0),
+            (["report", "requests", "--app", "shop", "--json"] + config, 0),
             (["endpoint", "check", "http://127.0.0.1:1/apple", "--timeout", "1", "--json"], 1),
             (["apple", "check", "--json"] + config, 1),
             (["bench", "reconcile", "--accounts", "200", "--json"], 0),

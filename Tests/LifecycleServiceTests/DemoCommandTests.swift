@@ -44,6 +44,30 @@ struct DemoCommandTests {
         #expect(verified.verifiedReports == 1)
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("unknown-to-service"), "the report lists the reconcile's open finding")
+
+        // What a compliance officer reading the demo's report stumbled on: alice's revocation, whose token
+        // erasure ran before she signed in again, reads cancelled with the re-link's steps and reason; the
+        // unknown type is counted; the pseudonyms are the ones `jobs list` prints.
+        let json = try JSONValue.parse(
+            Array(
+                try #require(
+                    FileManager.default.contents(atPath: html.replacingOccurrences(of: ".html", with: ".json")))))
+        let revoked = try #require(json["subjects"]?.arrayValue?.first { $0["eventType"] == "consent-revoked" })
+        #expect(revoked["outcome"] == "cancelled" && revoked["response"] == "withdrawn", "\(revoked)")
+        #expect(revoked["cancellation"]?["reason"]?.stringValue?.hasPrefix("relinked (linked at ") == true)
+        #expect(revoked["cancellation"]?["steps"]?.arrayValue?.isEmpty == false)
+        #expect(json["summary"]?["total"]?["cancelled"] == .integer(1))
+        #expect(json["inputs"]?["unknownTypes"]?["account-suspended"] == .integer(1), "\(json["inputs"] ?? .null)")
+        #expect(json["operationsPseudonymKeyId"] == json["pseudonymKeyId"])
+        let listed = CommandIO.capturing()
+        let jobsStatus = await CommandLineInterface.run(
+            arguments: ["jobs", "list", "--json", "--config", directory + "/lifecycle.json"], io: listed.io)
+        #expect(jobsStatus == 0, "\(listed.errors())")
+        let accounts = Set(
+            JSONValue.parseIfValid(Array(listed.output().utf8))?["jobs"]?.arrayValue?.compactMap {
+                $0["account"]?.stringValue
+            } ?? [])
+        #expect(accounts.contains(revoked["subject"]?.stringValue ?? "-"), "\(accounts)")
     }
 
     @Test("--json prints the steps, the finding codes and the report files as one document")

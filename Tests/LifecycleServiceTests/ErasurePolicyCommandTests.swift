@@ -73,7 +73,7 @@ struct ErasurePolicyCommandTests {
             ], io: explained.io)
         #expect(explainExit == 0)
         #expect(explained.output().contains("Due by 2025-02-04 21:00 Asia/Seoul"))
-        #expect(explained.output().contains("kr-pipa@1#"))
+        #expect(explained.output().contains("kr-pipa@2#"))
     }
 
     static func configuration(app extra: JSONObject, policies: String) throws(ConfigurationError)

@@ -18,6 +18,12 @@ struct ReportCommand: LifecycleCommand {
             "report", action: "verify", positionals: "[DIR]", count: 0...1,
             options: [.value("--public-key", "FILE"), .value("--checkpoint", "FILE"), .json, .config]),
         CommandSyntax(
+            "report", action: "requests",
+            options: [
+                .value("--app", "ID", required: true), .value("--year", "YYYY"), .value("--from", "DATE"),
+                .value("--to", "DATE"), .json, .config,
+            ]),
+        CommandSyntax(
             "report", action: "lookup",
             options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true), .json, .config]),
     ]
@@ -39,12 +45,19 @@ struct ReportCommand: LifecycleCommand {
                   reports root (default: reports.directory). Prints each log's size and note verifier key,
                   which outside C2SP verifiers take. --json prints {"verified", "broken", "reports",
                   "manifests", "logs"}.
+        requests  the request ledger's totals for one app and year (or [--from, --to)), as a business
+                  publishes them (CCPA regulations §7102): requests received, complied with in whole, in
+                  part (categories kept under another law), denied (always 0: the service refuses no
+                  deletion request), withdrawn (the user signed in again), open, and the median days from
+                  event to answer with its sample size. Writes nothing. --json prints the whole ledger:
+                  {"app", "period", "totals", "requests": [one entry per request]}, as GET /v1/requests.
         lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.
 
         options:
           --app ID            app id from the configuration (generate: default every app)
           --from DATE         start of the period, included (RFC 3339 date or instant, UTC)
           --to DATE           end of the period, excluded
+          --year YYYY         requests: the calendar year in UTC (default: the current year)
           --public-key FILE   Ed25519 public key PEM (default: the signing key's NAME.pub.pem)
           --checkpoint FILE   a log checkpoint kept from an earlier verify (REPORTS/<app>/log/checkpoint)
           --sub SUB           the Apple sub to look up (the output never repeats it)
@@ -63,9 +76,12 @@ struct ReportCommand: LifecycleCommand {
         let publicKeyFile = try arguments.option("--public-key")
         let checkpointFile = try arguments.option("--checkpoint")
         let subject = try arguments.option("--sub")
+        let year = try arguments.option("--year")
         let json = arguments.flag("--json")
         let words = try arguments.positionals(max: 2)
-        guard let action = words.first else { throw UsageError("say what to do: generate, verify or lookup") }
+        guard let action = words.first else {
+            throw UsageError("say what to do: generate, verify, requests or lookup")
+        }
         switch action {
         case "generate":
             return try await generate(
@@ -74,6 +90,10 @@ struct ReportCommand: LifecycleCommand {
             return try verify(
                 configFile: configFile, directory: words.count > 1 ? words[1] : nil, publicKeyFile: publicKeyFile,
                 checkpointFile: checkpointFile, json: json, io: io)
+        case "requests":
+            guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
+            return try await requests(
+                configFile: configFile, app: app, year: year, fromText: fromText, toText: toText, json: json, io: io)
         case "lookup":
             guard let app, !app.isEmpty else { throw UsageError("--app ID is required") }
             guard let subject, !subject.isEmpty else { throw UsageError("--sub SUB is required") }
@@ -102,7 +122,7 @@ struct ReportCommand: LifecycleCommand {
             }
             return ExitStatus.success
         default:
-            throw UsageError("unknown action '\(action)': use generate, verify or lookup")
+            throw UsageError("unknown action '\(action)': use generate, verify, requests or lookup")
         }
     }
 
@@ -122,6 +142,58 @@ struct ReportCommand: LifecycleCommand {
         default:
             throw UsageError("give both --from and --to, or neither")
         }
+    }
+
+    /// `--year YYYY` as the half-open UTC year `[YYYY-01-01, YYYY+1-01-01)`.
+    static func year(_ text: String) throws(UsageError) -> ReportPeriod {
+        guard text.count == 4, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let value = Int(text),
+            value >= 1970, let start = ISO8601Format.parse("\(text)-01-01"),
+            let end = ISO8601Format.parse("\(value + 1)-01-01")
+        else { throw UsageError("--year \(text) is not a year such as 2026") }
+        return ReportPeriod(from: start, to: end)
+    }
+
+    private static func requests(
+        configFile: String, app: String, year: String?, fromText: String?, toText: String?, json: Bool, io: CommandIO
+    ) async throws -> Int32 {
+        let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
+        guard configuration.apps.contains(where: { $0.id == app }) else {
+            io.printError("lifecycle report requests: unknown app '\(app)'")
+            return ExitStatus.negative
+        }
+        let context = try await ServiceContext.open(configuration: configuration, io: io)
+        let now = context.clock.now()
+        let dataset: ReportDataset
+        do {
+            let period: ReportPeriod
+            if let year {
+                guard fromText == nil, toText == nil else { throw UsageError("give --year or --from/--to, not both") }
+                period = try Self.year(year)
+            } else if fromText == nil, toText == nil {
+                period = try Self.year(String(ReportPeriod.dayName(now).prefix(4)))
+            } else {
+                period = try Self.period(fromText: fromText, toText: toText, now: now)
+            }
+            dataset = try await ReportGenerator.dataset(
+                configuration: configuration, store: context.store, app: app, period: period, at: now)
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+        if json {
+            io.print(ReportLedgerRenderer.document(dataset).serialized(pretty: true))
+            return ExitStatus.success
+        }
+        let totals = ReportLedgerTotals(rows: dataset.subjects)
+        let running = dataset.coveredUntil < dataset.period.to ? ", still running" : ""
+        let median = totals.medianDaysToRespond.map { ReportNumbers.days($0) } ?? "n/a"
+        io.print(
+            "\(app) \(dataset.period.from.iso8601) to \(dataset.coveredUntil.iso8601)\(running): "
+                + "\(totals.received) requests received, \(totals.compliedInWhole) complied with in whole, "
+                + "\(totals.compliedInPart) in part, \(totals.denied) denied, \(totals.withdrawn) withdrawn, "
+                + "\(totals.open) open; median \(median) days to respond (n = \(totals.respondedSample))")
+        return ExitStatus.success
     }
 
     private static func generate(

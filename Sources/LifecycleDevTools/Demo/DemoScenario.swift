@@ -291,7 +291,6 @@ package struct DemoScenario: Sendable {
             "pseudonymKeyFile": "secrets/pseudonym.key",
             "reports": [
                 "directory": "reports", "signingKeyFile": "secrets/report-ed25519.pem",
-                "pseudonymKeyFile": "secrets/report-pseudonym.key",
             ],
             "erasure": ["runInServe": false],
             // The store is seconds old: a one-hour look-back with a two-hour threshold keeps the service's own

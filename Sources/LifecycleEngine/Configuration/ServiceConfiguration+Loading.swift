@@ -276,20 +276,22 @@ extension ServiceConfiguration {
                 try outboxReader.integer("pollMilliseconds", default: 5_000, range: 10...600_000, fix: "milliseconds")))
         try outboxReader.finish()
 
+        let pseudonymKeyPath = try root.string(
+            "pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file")
+        let pseudonymKeyFile = resolve(pseudonymKeyPath)
+
         var reportsReader = try root.objectOrEmpty("reports")
         try reportsReader.allow(["directory", "signingKeyFile", "pseudonymKeyFile"])
+        // One key by default, so a report names a person by the pseudonym the logs, `jobs list` and the admin
+        // API print; a key of its own only when the operator names one.
         let reports = ReportsConfiguration(
             directory: resolve(try reportsReader.string("directory", default: "reports", fix: "a directory path")),
             signingKeyFile: resolve(
                 try reportsReader.string(
                     "signingKeyFile", default: "var/secrets/report-ed25519.pem", fix: "a path to a PEM key file")),
             pseudonymKeyFile: resolve(
-                try reportsReader.string(
-                    "pseudonymKeyFile", default: "var/secrets/report-pseudonym.key", fix: "a path to a key file")))
+                try reportsReader.string("pseudonymKeyFile", default: pseudonymKeyPath, fix: "a path to a key file")))
         try reportsReader.finish()
-
-        let pseudonymKeyFile = resolve(
-            try root.string("pseudonymKeyFile", default: "var/secrets/pseudonym.key", fix: "a path to a key file"))
         let levelName = try root.string("logLevel", default: "info", fix: "debug, info, warning or error")
         guard let logLevel = LogLevel(rawValue: levelName) else {
             throw root.error("logLevel", "unknown level \(levelName)", fix: "use debug, info, warning or error")

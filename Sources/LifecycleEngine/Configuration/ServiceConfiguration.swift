@@ -221,8 +221,9 @@ public struct ReportsConfiguration: Sendable {
     /// Ed25519 PKCS#8 PEM key that signs manifest lines; created (0600) with `NAME.pub.pem` beside it when
     /// missing (default `var/secrets/report-ed25519.pem`).
     public var signingKeyFile: String
-    /// HMAC key of the subject pseudonyms in reports; created (0600) when missing (default
-    /// `var/secrets/report-pseudonym.key`). Losing it makes `report lookup` unable to find old subjects.
+    /// HMAC key of the subject pseudonyms in reports; created (0600) when missing. Default: the top-level
+    /// `pseudonymKeyFile`, so reports, logs, `jobs list` and the admin API name a person alike. Losing it makes
+    /// `report lookup` unable to find old subjects.
     public var pseudonymKeyFile: String
 }
 

@@ -30,11 +30,15 @@ public struct ReportAssembler: Sendable {
     public var options: ReportOptions
     /// Backup retention and rotation schedule, for each request's ``ReportRemainingCopies``.
     public var retention: ReportRetention
+    /// Key id of the pseudonym key of the logs, `jobs list` and the admin API (`pseudonymKeyFile`); nil when it
+    /// is the report's own.
+    public var operationsPseudonymKeyID: String?
 
     public init(
         pseudonymizer: any SubjectPseudonymizer, pseudonymKeyID: String, options: ReportOptions = .default,
-        retention: ReportRetention = .unstated
+        retention: ReportRetention = .unstated, operationsPseudonymKeyID: String? = nil
     ) {
+        self.operationsPseudonymKeyID = operationsPseudonymKeyID
         self.pseudonymizer = pseudonymizer
         self.pseudonymKeyID = pseudonymKeyID
         self.options = options
@@ -82,21 +86,27 @@ public struct ReportAssembler: Sendable {
         let summaryRows = rows.map { ($0.row, $0.deletionCase) }
         let byType = Self.deletionTypes.map { kind in
             Self.typeSummary(
-                kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf)
+                kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf,
+                options: options)
         }
         let openFindings = findings?.items ?? []
         let summary = ReportSummary(
-            byType: byType, total: Self.typeSummary("all", summaryRows, asOf: asOf),
+            byType: byType, total: Self.typeSummary("all", summaryRows, asOf: asOf, options: options),
             failedJobs: rows.reduce(0) { $0 + $1.failedJobs },
             retainedItems: rows.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
             findingsBySeverity: Dictionary(grouping: openFindings, by: \.severity).mapValues(\.count),
             findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count),
             appleRevocations: Dictionary(grouping: rows.compactMap(\.row.appleRevocation), by: \.status)
                 .mapValues(\.count))
-        return ReportDataset(
+        var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
             subjects: rows.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
             summary: summary, integrity: nil)
+        dataset.inputs = Self.inputCounts(inputs)
+        dataset.minimumMedianSample = options.minimumMedianSample
+        dataset.minimumP95Sample = options.minimumP95Sample
+        dataset.operationsPseudonymKeyID = operationsPseudonymKeyID ?? pseudonymKeyID
+        return dataset
     }
 
     /// The policy trigger whose rules a deletion input starts; a lost revocation found by the reconciler
@@ -137,6 +147,7 @@ public struct ReportAssembler: Sendable {
             deadline: live.map(\.job.plan.deadline).max(), targets: targets, verification: .none, retained: retained,
             outcome: .pending, onTime: nil, completedAt: nil, daysToComplete: nil)
         guard !erasures.isEmpty else { return (row, nil, failedJobs) }
+        row.cancellation = Self.cancellation(erasures.filter { $0.job.status == .cancelled })
         guard let deadline = row.deadline else {
             row.outcome = .cancelled
             row.deadline = erasures.map(\.job.plan.deadline).max()
@@ -165,7 +176,15 @@ public struct ReportAssembler: Sendable {
             allCompleted
             ? .verified
             : statuses.contains(.failed) ? .failed : statuses.contains(.unverified) ? .unverified : .pending
-        if allCompleted {
+        if allCompleted, row.cancellation != nil {
+            // What no sign-in undoes (e.g. the tokens) was erased; the rest was withdrawn by the re-link. Not a
+            // completed deletion, so it stays out of the completion statistics.
+            row.outcome = .cancelled
+            row.completedAt = nil
+            row.daysToComplete = nil
+            row.onTime = nil
+            return (row, nil, failedJobs)
+        } else if allCompleted {
             row.outcome = row.retained.contains { $0.status == "retained" } ? .completedWithExceptions : .completed
         } else if binding < asOf {
             row.outcome = .overdue
@@ -175,6 +194,18 @@ public struct ReportAssembler: Sendable {
             row.outcome = .pending
         }
         return (row, deletionCase, failedJobs)
+    }
+
+    /// The re-link cancellation of a request's jobs: when, why (each distinct recorded reason) and which steps.
+    static func cancellation(_ cancelled: [ReportSubjectJob]) -> ReportCancellation? {
+        guard !cancelled.isEmpty else { return nil }
+        var reasons: [String] = []
+        for reason in cancelled.map({ $0.cancelReason ?? "no reason recorded" }) where !reasons.contains(reason) {
+            reasons.append(reason)
+        }
+        return ReportCancellation(
+            cancelledAt: cancelled.compactMap(\.job.cancelledAt).max(), reason: reasons.joined(separator: "; "),
+            steps: cancelled.flatMap { job in job.job.steps.map { "\($0.target) \(job.job.plan.origin.path)" } })
     }
 
     /// The request's bound on remaining copies: per store its erasure (live, rule-based jobs) finished in, the
@@ -225,20 +256,42 @@ public struct ReportAssembler: Sendable {
         }
     }
 
-    static func typeSummary(_ type: String, _ rows: [(ReportSubjectRow, DeletionCase?)], asOf: Instant)
-        -> ReportTypeSummary
-    {
+    static func typeSummary(
+        _ type: String, _ rows: [(ReportSubjectRow, DeletionCase?)], asOf: Instant, options: ReportOptions
+    ) -> ReportTypeSummary {
         func count(_ outcomes: ReportOutcome...) -> Int { rows.filter { outcomes.contains($0.0.outcome) }.count }
         let cases = rows.compactMap(\.1)
         let days = DeletionStatistics.daysToComplete(cases)
-        return ReportTypeSummary(
+        var summary = ReportTypeSummary(
             type: type, received: rows.count, completed: count(.completed, .completedWithExceptions),
             completedWithExceptions: count(.completedWithExceptions), pending: count(.pending),
             overdue: count(.overdue), failed: count(.failed), cancelled: count(.cancelled),
             onTimeRate: DeletionStatistics.onTimeRate(cases, asOf: asOf).map(ReportNumbers.rounded),
-            medianDaysToComplete: DeletionStatistics.median(days).map(ReportNumbers.rounded),
-            p95DaysToComplete: DeletionStatistics.p95(days).map(ReportNumbers.rounded),
+            medianDaysToComplete: days.count < options.minimumMedianSample
+                ? nil : DeletionStatistics.median(days).map(ReportNumbers.rounded),
+            p95DaysToComplete: days.count < options.minimumP95Sample
+                ? nil : DeletionStatistics.p95(days).map(ReportNumbers.rounded),
             deadlineDays: rows.compactMap(\.0.deadlineDays).max())
+        summary.decided = cases.filter { $0.completedAt != nil || $0.deadline < asOf }.count
+        summary.daysToCompleteSample = days.count
+        summary.longestDaysToComplete = days.max().map(ReportNumbers.rounded)
+        return summary
+    }
+
+    /// The account inputs of the period by disposition, and the notifications of unknown types.
+    static func inputCounts(_ inputs: ReportInputs) -> ReportInputCounts {
+        var counts = ReportInputCounts.none
+        for event in inputs.events where inputs.period.contains(event.eventTime) {
+            switch event.disposition {
+            case .applied: counts.applied += 1
+            case .duplicate: counts.duplicate += 1
+            case .stale: counts.stale += 1
+            case .ignored: counts.ignored += 1
+            }
+        }
+        counts.notifications = inputs.notificationTypes.values.reduce(0, +)
+        counts.unknownTypes = inputs.notificationTypes.filter { !AppleEventType(wireValue: $0.key).isKnown }
+        return counts
     }
 
     private func eventsPerDay(_ inputs: ReportInputs) -> [ReportDailyEvents] {

@@ -7,7 +7,7 @@ import LifecycleCore
 /// Subjects appear only as keyed pseudonyms: the dataset never holds a raw `sub`, e-mail or token.
 public struct ReportDataset: Hashable, Sendable {
     /// The JSON schema identifier; bump the number on an incompatible change (reports/README.md).
-    public static let schema = "accountlifecycle.deletion-report/2"
+    public static let schema = "accountlifecycle.deletion-report/3"
 
     public var app: String
     public var period: ReportPeriod
@@ -24,6 +24,19 @@ public struct ReportDataset: Hashable, Sendable {
     public var summary: ReportSummary
     /// Nil until the writer places the report in its manifest.
     public var integrity: ReportIntegrity?
+    /// Everything received in the period, by what became of it (``ReportInputCounts``).
+    public var inputs: ReportInputCounts = .none
+    /// Key id of the pseudonym key of the logs, `jobs list` and the admin API: equal to ``pseudonymKeyID``
+    /// when they share one key (the default), so the same person has the same pseudonym there and here.
+    public var operationsPseudonymKeyID: String = ""
+
+    /// The fewest completion times a median and a 95th percentile are stated for (``ReportOptions``).
+    public var minimumMedianSample: Int = ReportOptions.default.minimumMedianSample
+    public var minimumP95Sample: Int = ReportOptions.default.minimumP95Sample
+
+    /// The end of what the report can have seen: the period's end, or the generation time while the period
+    /// is still running (a report cannot speak of a time after it was written).
+    public var coveredUntil: Instant { min(period.to, generatedAt) }
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, pseudonymKeyID: String, subjects: [ReportSubjectRow],

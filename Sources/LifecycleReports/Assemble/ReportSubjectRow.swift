@@ -28,6 +28,25 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var remainingCopies: ReportRemainingCopies? = nil
     /// The Apple token revocation the deletion queued (in-app deletions); nil when it asked for none.
     public var appleRevocation: ReportAppleRevocation? = nil
+    /// What a re-link cancelled of the request; nil when nothing was cancelled.
+    public var cancellation: ReportCancellation? = nil
+
+    /// When the service had recorded the request durably and so acknowledged it: the answer to Apple or the app
+    /// (200, `accepted`) is sent only after the commit of the transaction stamped `receivedAt`. Nil for a
+    /// discovery of the reconciler, which answers nobody.
+    public var acknowledgedAt: Instant? { source == .reconciler ? nil : receivedAt }
+
+    /// The nature of the response (``ReportResponse``).
+    public var response: ReportResponse { outcome.response }
+
+    /// When the response was given: completion of the erasure, or the re-link that withdrew it; nil while open.
+    public var respondedAt: Instant? {
+        switch response {
+        case .complied, .compliedInPart: completedAt
+        case .withdrawn: cancellation?.cancelledAt
+        case .open: nil
+        }
+    }
 
     public init(
         pseudonym: String, eventType: String, source: ReportEventSource, eventTime: Instant, receivedAt: Instant,

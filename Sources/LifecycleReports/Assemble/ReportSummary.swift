@@ -45,12 +45,20 @@ public struct ReportTypeSummary: Hashable, Sendable {
     public var cancelled: Int
     /// ``DeletionStatistics/onTimeRate(_:asOf:)``: on-time share of decided requests, nil when none is decided.
     public var onTimeRate: Double?
-    /// Nearest-rank median and p95 days to complete (``DeletionStatistics``), nil when none completed.
+    /// Nearest-rank median and p95 days to complete (``DeletionStatistics``); nil when fewer completion times
+    /// than ``ReportOptions/minimumMedianSample`` (``ReportOptions/minimumP95Sample``) are known, since such a
+    /// figure would describe one or two requests, not the service.
     public var medianDaysToComplete: Double?
     public var p95DaysToComplete: Double?
     /// The longest allowed time from event to deadline among the requests, in days: the bar charts draw
     /// the completion times against it. Nil when no deadline is known.
     public var deadlineDays: Double?
+    /// How many requests the on-time rate is over: the decided ones (completed, or open past a deadline).
+    public var decided: Int = 0
+    /// How many completion times the median and p95 are over (the completed requests).
+    public var daysToCompleteSample: Int = 0
+    /// The slowest completion, in days; nil when none completed. Shown whatever the sample size.
+    public var longestDaysToComplete: Double? = nil
 
     public init(
         type: String, received: Int, completed: Int, completedWithExceptions: Int, pending: Int, overdue: Int,

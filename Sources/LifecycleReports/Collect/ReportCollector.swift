@@ -56,19 +56,21 @@ public struct ReportCollector: Sendable {
             subjectJobs += try await jobs.erasureJobs(app: app, subject: subject)
         }
         let ordered = subjects.sorted()
-        let (keys, masterKeys, revocations) = try await store.read { reader in
+        let (keys, masterKeys, revocations, types) = try await store.read { reader in
             var keys: [String: [StoredSubjectKey]] = [:]
             var revocations: [String: StoredAppleRevocation] = [:]
             for subject in ordered {
                 keys[subject] = try reader.subjectKeys(app: app, subject: subject)
                 revocations[subject] = try reader.appleRevocation(app: app, subject: subject)
             }
-            return (keys, try reader.masterKeys(), revocations)
+            let types = try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
+            return (keys, try reader.masterKeys(), revocations, types)
         }
         var inputs = ReportInputs(
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: subjectJobs,
             findingRun: try await findings.lastReconcile(app: app), subjectKeys: keys, masterKeys: masterKeys)
         inputs.appleRevocations = revocations
+        inputs.notificationTypes = types
         return inputs
     }
 }

@@ -19,6 +19,9 @@ public struct ReportInputs: Sendable {
     public var masterKeys: [StoredMasterKey]
     /// The Apple token revocations of the subjects concerned, by subject (``StoreReader/appleRevocation(app:subject:)``).
     public var appleRevocations: [String: StoredAppleRevocation] = [:]
+    /// Notifications stored with event time in the period, by type as Apple sent it (unknown types too: they
+    /// are kept, acknowledged and applied to nothing).
+    public var notificationTypes: [String: Int] = [:]
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],
@@ -65,11 +68,14 @@ public struct ReportSubjectJob: Hashable, Sendable {
     public var job: ErasureJob
     /// Per step (same order as `job.steps`): when its first attempt started, nil when unknown or none yet.
     public var stepsStartedAt: [Instant?]
+    /// Why the job was cancelled (``ErasureScheduler/relinkReason`` and the sign-in), nil unless cancelled.
+    public var cancelReason: String?
 
-    public init(subject: String, job: ErasureJob, stepsStartedAt: [Instant?] = []) {
+    public init(subject: String, job: ErasureJob, stepsStartedAt: [Instant?] = [], cancelReason: String? = nil) {
         self.subject = subject
         self.job = job
         self.stepsStartedAt = stepsStartedAt
+        self.cancelReason = cancelReason
     }
 }
 

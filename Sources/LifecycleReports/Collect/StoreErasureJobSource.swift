@@ -12,7 +12,8 @@ public struct StoreErasureJobSource: ErasureJobSource {
     public func erasureJobs(app: String, subject: String) async throws -> [ReportSubjectJob] {
         try await store.read { reader in
             try reader.erasureJobs(app: app, subject: subject).map {
-                ReportSubjectJob(subject: $0.subject, job: $0.job, stepsStartedAt: $0.stepsStartedAt)
+                ReportSubjectJob(
+                    subject: $0.subject, job: $0.job, stepsStartedAt: $0.stepsStartedAt, cancelReason: $0.cancelReason)
             }
         }
     }

@@ -8,7 +8,8 @@ public enum ReportCSVRenderer {
     public static let columns = [
         "subject", "event_type", "source", "event_time", "received_at", "policy", "deadline", "outcome", "on_time",
         "completed_at", "days_to_complete", "verification", "targets", "retained", "backups_beyond_use_by",
-        "master_key_retired_at", "remaining_copies", "apple_revocation",
+        "master_key_retired_at", "remaining_copies", "apple_revocation", "acknowledged_at", "extension", "denial",
+        "response", "responded_at", "cancellation",
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
@@ -24,7 +25,8 @@ public enum ReportCSVRenderer {
                     .joined(separator: "; "),
                 row.remainingCopies?.backupsBeyondUseBy?.iso8601 ?? "",
                 row.remainingCopies?.masterKey?.retiredAt?.iso8601 ?? "", row.remainingCopies?.statement ?? "",
-                row.appleRevocation?.summaryText ?? "",
+                row.appleRevocation?.summaryText ?? "", row.acknowledgedAt?.iso8601 ?? "", "none", "none",
+                row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
             ]
             lines.append(values.map(field).joined(separator: ","))
         }

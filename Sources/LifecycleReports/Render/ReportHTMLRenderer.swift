@@ -11,7 +11,7 @@ public enum ReportHTMLRenderer {
 
     static func page(_ dataset: ReportDataset) -> String {
         let e = HTMLText.escape
-        let period = "\(ReportPeriod.dayName(dataset.period.from)) to \(ReportPeriod.dayName(dataset.period.to))"
+        let period = "\(ReportPeriod.dayName(dataset.period.from)) to \(ReportPeriod.dayName(dataset.coveredUntil))"
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -24,10 +24,8 @@ public enum ReportHTMLRenderer {
             <body>
             <header>
             <h1>Deletion-compliance report</h1>
-            <p class="meta">App <b>\(e(dataset.app))</b> · period <b>\(e(dataset.period.from.iso8601))</b> to
-            <b>\(e(dataset.period.to.iso8601))</b> (UTC, end excluded) · generated \(e(dataset.generatedAt.iso8601))</p>
-            <p class="meta">Subjects appear as keyed pseudonyms (key \(e(dataset.pseudonymKeyID))); no Apple user
-            identifier, e-mail address or token is in this report.</p>
+            <p class="meta">App <b>\(e(dataset.app))</b> · \(periodText(dataset)) · generated \(token(dataset.generatedAt.iso8601))</p>
+            <p class="meta">\(pseudonymText(dataset))</p>
             </header>
 
             """
@@ -46,11 +44,13 @@ public enum ReportHTMLRenderer {
             </section>
 
             """
+        html += inputsSection(dataset)
         html += findingsSection(dataset)
         html += retainedSection(dataset)
         html += remainingCopiesSection(dataset)
         html += failedSection(dataset)
         html += requestsSection(dataset)
+        html += glossarySection(dataset)
         html += integritySection(dataset)
         return html + "</body>\n</html>\n"
     }
@@ -60,6 +60,51 @@ public enum ReportHTMLRenderer {
             + "\(HTMLText.escape(value))</div><div class=\"label\">\(HTMLText.escape(label))</div></div>\n"
     }
 
+    /// A string that must never break across lines (a pseudonym, an instant, a term): kept on one line.
+    static func token(_ text: String) -> String { "<span class=\"nw\">\(HTMLText.escape(text))</span>" }
+
+    /// The period as covered: a report cannot speak of a time after it was generated, so a period still
+    /// running is shown up to the generation time, its configured end said alongside.
+    static func periodText(_ dataset: ReportDataset) -> String {
+        var text =
+            "period <b>\(token(dataset.period.from.iso8601))</b> to <b>\(token(dataset.coveredUntil.iso8601))</b>"
+        if dataset.coveredUntil < dataset.period.to {
+            text +=
+                " (UTC; the period runs to \(token(dataset.period.to.iso8601)): it was still running when this "
+                + "report was generated, so it covers the period up to the generation time)"
+        } else {
+            text += " (UTC, end excluded)"
+        }
+        return text
+    }
+
+    /// Which key the pseudonyms are under, and whether the service's logs, `jobs list` and the admin API
+    /// name the same person alike.
+    static func pseudonymText(_ dataset: ReportDataset) -> String {
+        let e = HTMLText.escape
+        var text =
+            "Subjects appear as keyed pseudonyms (key <code>\(e(dataset.pseudonymKeyID))</code>); no Apple user "
+            + "identifier, e-mail address or token is in this report. "
+        if dataset.operationsPseudonymKeyID == dataset.pseudonymKeyID {
+            text +=
+                "The service's logs, <code>lifecycle jobs list</code> and the admin API use the same key, so a person "
+                + "has the same pseudonym there."
+        } else {
+            text +=
+                "The service's logs, <code>lifecycle jobs list</code> and the admin API use another key "
+                + "(<code>\(e(dataset.operationsPseudonymKeyID))</code>, <code>pseudonymKeyFile</code>), so the same "
+                + "person has another pseudonym there; <code>lifecycle report lookup --app ID --sub SUB</code> prints "
+                + "this report's."
+        }
+        return text
+    }
+
+    /// The sample a statistic is over, and why a figure is withheld when the sample is too small.
+    static func sampleText(_ count: Int, minimum: Int, noun: String) -> String {
+        count == 0
+            ? "none \(noun)" : count < minimum ? "n = \(count) \(noun), fewer than \(minimum)" : "n = \(count) \(noun)"
+    }
+
     static func daysText(_ value: Double?) -> String { value.map(ReportNumbers.days) ?? "n/a" }
     static func rateText(_ value: Double?) -> String { value.map(ReportNumbers.percent) ?? "n/a" }
 
@@ -67,13 +112,26 @@ public enum ReportHTMLRenderer {
         let total = dataset.summary.total
         var html = "<section>\n<h2>At a glance</h2>\n<div class=\"tiles\">\n"
         html += figure("received", String(total.received), "requests received")
-        html += figure("completed", String(total.completed), "completed")
+        html += figure("completed", String(total.completed), "completed (with or without exceptions)")
+        html += figure("completedWithExceptions", String(total.completedWithExceptions), "completed with exceptions")
+        html += figure("cancelled", String(total.cancelled), "cancelled by a re-link")
         html += figure("pending", String(total.pending), "pending, within deadline")
         html += figure("overdue", String(total.overdue), "overdue", alert: total.overdue > 0)
         html += figure("failed", String(total.failed), "failed, within deadline", alert: total.failed > 0)
-        html += figure("onTimeRate", rateText(total.onTimeRate), "on time (of decided requests)")
-        html += figure("medianDaysToComplete", daysText(total.medianDaysToComplete), "median days to erase")
-        html += figure("p95DaysToComplete", daysText(total.p95DaysToComplete), "95th percentile days")
+        html += figure(
+            "onTimeRate", rateText(total.onTimeRate),
+            "on time (\(sampleText(total.decided, minimum: 1, noun: "decided")))")
+        html += figure(
+            "medianDaysToComplete", daysText(total.medianDaysToComplete),
+            "median days to erase (\(sampleText(total.daysToCompleteSample, minimum: dataset.minimumMedianSample, noun: "completed")))"
+        )
+        html += figure(
+            "p95DaysToComplete", daysText(total.p95DaysToComplete),
+            "95th percentile days (\(sampleText(total.daysToCompleteSample, minimum: dataset.minimumP95Sample, noun: "completed")))"
+        )
+        html += figure(
+            "longestDaysToComplete", daysText(total.longestDaysToComplete),
+            "slowest completion, days (\(sampleText(total.daysToCompleteSample, minimum: 1, noun: "completed")))")
         html += "</div>\n<table>\n<thead><tr><th>Event type</th><th>Received</th><th>Completed</th>"
         html += "<th>with exceptions</th><th>Pending</th><th>Overdue</th><th>Failed</th><th>Cancelled</th>"
         html += "<th>On time</th><th>Median days</th><th>p95 days</th><th>Deadline days</th></tr></thead>\n<tbody>\n"
@@ -87,8 +145,10 @@ public enum ReportHTMLRenderer {
                 "<td data-figure=\"overdue\"\(summary.overdue > 0 ? " class=\"bad\"" : "")>\(summary.overdue)</td>",
                 "<td data-figure=\"failed\"\(summary.failed > 0 ? " class=\"bad\"" : "")>\(summary.failed)</td>",
                 "<td data-figure=\"cancelled\">\(summary.cancelled)</td>",
-                "<td data-figure=\"onTimeRate\">\(rateText(summary.onTimeRate))</td>",
-                "<td data-figure=\"medianDaysToComplete\">\(daysText(summary.medianDaysToComplete))</td>",
+                "<td><span data-figure=\"onTimeRate\">\(rateText(summary.onTimeRate))</span> "
+                    + "<span class=\"n\">n=\(summary.decided)</span></td>",
+                "<td><span data-figure=\"medianDaysToComplete\">\(daysText(summary.medianDaysToComplete))</span> "
+                    + "<span class=\"n\">n=\(summary.daysToCompleteSample)</span></td>",
                 "<td data-figure=\"p95DaysToComplete\">\(daysText(summary.p95DaysToComplete))</td>",
                 "<td>\(daysText(summary.deadlineDays))</td>",
             ]
@@ -100,7 +160,10 @@ public enum ReportHTMLRenderer {
             "<p class=\"meta\">Failed jobs: <b data-figure=\"failedJobs\">\(dataset.summary.failedJobs)</b> · "
             + "retained items: <b data-figure=\"retainedItems\">\(dataset.summary.retainedItems)</b> · open findings: "
             + "<b data-figure=\"openFindings\">\(dataset.findings.items.count)</b>. On time counts requests completed by "
-            + "every deadline among those completed or past their deadline.</p>\n" + appleRevocationLine(dataset)
+            + "every deadline among those completed or past their deadline (n: how many requests a figure is over). "
+            + "A median needs at least \(dataset.minimumMedianSample) completion times and a 95th percentile \(dataset.minimumP95Sample); with fewer, "
+            + "the figure reads n/a and the slowest completion stands in. Terms: see the glossary below.</p>\n"
+            + appleRevocationLine(dataset)
             + "</section>\n"
         return html
     }
@@ -114,18 +177,45 @@ public enum ReportHTMLRenderer {
             .joined(separator: " ")
     }
 
+    /// A table whose cells are HTML already escaped (``HTMLText/escape`` or ``token(_:)``).
     private static func table(_ headers: [String], _ rows: [[String]], empty: String) -> String {
         guard !rows.isEmpty else { return "<p class=\"empty\">\(HTMLText.escape(empty))</p>\n" }
         var html = "<table>\n<thead><tr>"
         html += headers.map { "<th>\(HTMLText.escape($0))</th>" }.joined()
         html += "</tr></thead>\n<tbody>\n"
         for row in rows {
-            html += "<tr>" + row.map { "<td>\(HTMLText.escape($0))</td>" }.joined() + "</tr>\n"
+            html += "<tr>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }
 
+    /// A pseudonym, in the monospace face and never broken.
+    static func subject(_ pseudonym: String) -> String {
+        "<span class=\"nw pseudonym\">\(HTMLText.escape(pseudonym))</span>"
+    }
+
+    private static func inputsSection(_ dataset: ReportDataset) -> String {
+        let inputs = dataset.inputs
+        func count(_ name: String, _ value: Int) -> String { "<b data-figure=\"inputs.\(name)\">\(value)</b>" }
+        let unknown = inputs.unknownTypes.sorted { $0.key < $1.key }.map {
+            "\(token($0.key)): \(count("unknownTypes.\($0.key)", $0.value))"
+        }
+        var html = "<section>\n<h2>Everything received</h2>\n"
+        html +=
+            "<p class=\"meta\">Notifications from Apple with event time in the period: \(count("notifications", inputs.notifications)) "
+            + "(every type). Account inputs (notifications, in-app deletions, sign-ins, reconciler discoveries): "
+            + "applied \(count("applied", inputs.applied)); duplicates \(count("duplicate", inputs.duplicate)) and "
+            + "out of order (stale) \(count("stale", inputs.stale)), recorded and changing nothing; ignored "
+            + "\(count("ignored", inputs.ignored)), recorded and changing nothing because the account was already "
+            + "deleted. Notifications of types the service does not know: "
+            + "<b data-figure=\"inputs.unknown\">\(inputs.unknown)</b>"
+            + (unknown.isEmpty ? "" : " (" + unknown.joined(separator: ", ") + ")")
+            + ", stored, answered 200 and applied to nothing (nothing was dropped unseen).</p>\n"
+        return html + "</section>\n"
+    }
+
     private static func findingsSection(_ dataset: ReportDataset) -> String {
+        let e = HTMLText.escape
         let findings = dataset.findings
         var html = "<section>\n<h2>Open findings of the last reconcile</h2>\n"
         guard let lastRun = findings.lastRunAt else {
@@ -134,44 +224,60 @@ public enum ReportHTMLRenderer {
         let counts = ["critical", "warning", "info"].map { severity in
             "\(dataset.summary.findingsBySeverity[severity] ?? 0) \(severity)"
         }
-        html += "<p class=\"meta\">Run at \(HTMLText.escape(lastRun.iso8601)): \(counts.joined(separator: ", ")).</p>\n"
+        html += "<p class=\"meta\">Run at \(token(lastRun.iso8601)): \(counts.joined(separator: ", ")).</p>\n"
         html += table(
-            ["Severity", "Code", "Subject", "Detail", "Window"],
+            ["Severity", "Code and subject", "Detail", "Window"],
             findings.items.map { item in
-                let window = item.windowFrom.map { from in "\(from.iso8601) to \(item.windowTo?.iso8601 ?? "now")" }
-                return [item.severity, item.code, item.pseudonym ?? "", item.detail, window ?? ""]
+                let window = item.windowFrom.map { from in
+                    "\(token(from.iso8601)) to \(item.windowTo.map { token($0.iso8601) } ?? "now")"
+                }
+                return [
+                    e(item.severity), token(item.code) + (item.pseudonym.map { "<br>" + subject($0) } ?? ""),
+                    e(item.detail), window ?? "",
+                ]
             }, empty: "The last reconcile found nothing.")
         return html + "</section>\n"
     }
 
     private static func retainedSection(_ dataset: ReportDataset) -> String {
+        let e = HTMLText.escape
         let rows = dataset.subjects.flatMap { row in
-            row.retained.map { [row.pseudonym, row.eventType, $0.category, $0.basis, $0.purgeAt.iso8601, $0.status] }
+            row.retained.map {
+                [
+                    subject(row.pseudonym) + "<br>" + token(row.eventType), token($0.category), e($0.basis),
+                    token($0.purgeAt.iso8601), token($0.status),
+                ]
+            }
         }
         return "<section>\n<h2>Retained items</h2>\n<p class=\"meta\">Categories kept after deletion because "
-            + "another law requires it, until their purge date.</p>\n"
+            + "another law requires it, until their purge date: what makes a request completed with exceptions.</p>\n"
             + table(
-                ["Subject", "Event", "Category", "Legal basis", "Purge date", "Status"], rows,
+                ["Subject and event", "Category", "Legal basis", "Purge date", "Status"], rows,
                 empty: "Nothing is retained.") + "</section>\n"
     }
 
     private static func remainingCopiesSection(_ dataset: ReportDataset) -> String {
+        let e = HTMLText.escape
         let rows = dataset.subjects.compactMap { row -> [String]? in
             guard let copies = row.remainingCopies else { return nil }
-            return [
-                row.pseudonym, row.eventType, copies.backupsBeyondUseBy?.iso8601 ?? "not yet known",
+            let backups =
+                "<div><span class=\"label\">backups beyond use by</span> "
+                + (copies.backupsBeyondUseBy.map { token($0.iso8601) } ?? "not yet known") + "</div>"
+            let key =
                 copies.masterKey.map { key in
-                    key.retiredAt.map { "\(key.id), rotated away \($0.iso8601)" }
-                        ?? key.rotationDueBy.map { "\(key.id), rotation due by \($0.iso8601)" } ?? "\(key.id), in force"
-                } ?? "", copies.statement,
-            ]
+                    "<div><span class=\"label\">master key</span> \(token(key.id)), "
+                        + (key.retiredAt.map { "rotated away \(token($0.iso8601))" }
+                            ?? key.rotationDueBy.map { "rotation due by \(token($0.iso8601))" } ?? "in force")
+                        + "</div>"
+                } ?? ""
+            return [subject(row.pseudonym) + "<br>" + token(row.eventType), backups + key, e(copies.statement)]
         }
         return "<section>\n<h2>Remaining copies</h2>\n<p class=\"meta\">By when every backup copy of each "
             + "request's erased data is beyond use (the operator's stated backup retention after each store's "
             + "erasure), and the master key that wrapped the destroyed data key of the service's own copies: once "
             + "it is rotated away, no copy anywhere opens.</p>\n"
             + table(
-                ["Subject", "Event", "Backups beyond use by", "Master key", "Statement"], rows,
+                ["Subject and event", "Bounds (UTC)", "Statement"], rows,
                 empty: "No erasure in this period.") + "</section>\n"
     }
 
@@ -179,33 +285,196 @@ public enum ReportHTMLRenderer {
         let rows = dataset.subjects.flatMap { row in
             row.targets.filter { $0.status == "failed" || $0.status == "unverified" }.map { target in
                 [
-                    row.pseudonym, row.eventType, "\(target.target) (\(target.rule))", target.status,
-                    String(target.attempts), target.finishedAt?.iso8601 ?? "", target.errorCode ?? "",
-                    target.deadline.iso8601,
+                    subject(row.pseudonym) + "<br>" + token(row.eventType),
+                    "\(token(target.target)) \(token("(\(target.rule))"))",
+                    "\(token(target.status)), \(token("\(target.attempts) attempts"))",
+                    time("finished", target.finishedAt) + time("deadline", target.deadline),
+                    target.errorCode.map(token) ?? "",
                 ]
             }
         }
         return "<section>\n<h2>Failed jobs</h2>\n<p class=\"meta\">Targets whose erasure failed after its retries "
             + "or cannot be proven; <code>lifecycle jobs retry ID</code> runs them again.</p>\n"
             + table(
-                ["Subject", "Event", "Target", "Status", "Attempts", "Finished", "Error", "Deadline"], rows,
+                ["Subject and event", "Target", "Status", "Times (UTC)", "Error"], rows,
                 empty: "No job failed.") + "</section>\n"
     }
 
+    /// One line of a request's times: a label, then the instant on one line.
+    private static func time(_ label: String, _ value: Instant?) -> String {
+        guard let value else { return "" }
+        return "<div><span class=\"label\">\(HTMLText.escape(label))</span> \(token(value.iso8601))</div>"
+    }
+
+    /// A frozen policy reference `id@version#sha256`: the name on one line, the long hash allowed to wrap
+    /// anywhere (it is a token no reader reads across a line).
+    private static func policyText(_ reference: String?) -> String {
+        guard let reference else { return "none known" }
+        guard let hash = reference.firstIndex(of: "#") else { return token(reference) }
+        return token(String(reference[..<hash])) + "<br><span class=\"hash\">"
+            + HTMLText.escape(String(reference[hash...])) + "</span>"
+    }
+
     private static func requestsSection(_ dataset: ReportDataset) -> String {
-        let rows = dataset.subjects.map { row in
-            [
-                row.pseudonym, row.eventType, row.source.rawValue, row.eventTime.iso8601, row.receivedAt.iso8601,
-                row.policy ?? "", row.deadline?.iso8601 ?? "", row.outcome.rawValue,
-                row.onTime.map { $0 ? "yes" : "no" } ?? "", daysText(row.daysToComplete), row.verification.rawValue,
-            ]
+        let e = HTMLText.escape
+        var html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
+        html +=
+            "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
+            + "came from, its times, its answer and what a re-link cancelled. Extensions and denials: the service "
+            + "grants no extension of a deadline and refuses no deletion request, so there are none to show.</p>\n"
+        guard !dataset.subjects.isEmpty else {
+            return html + "<p class=\"empty\">No deletion request in this period.</p>\n</section>\n"
         }
-        return "<section class=\"requests\">\n<h2>Every request</h2>\n"
-            + table(
-                [
-                    "Subject", "Event", "Source", "Event time", "Received", "Policy", "Deadline", "Outcome", "On time",
-                    "Days", "Verification",
-                ], rows, empty: "No deletion request in this period.") + "</section>\n"
+        html += "<table class=\"request-table\">\n<thead><tr>"
+        html += ["Event and source", "Times (UTC)", "Outcome", "Policy", "Cancelled steps"].map { "<th>\($0)</th>" }
+            .joined()
+        html += "</tr></thead>\n"
+        for row in dataset.subjects {
+            let cancelled =
+                row.cancellation.map { cancellation in
+                    cancellation.steps.map(token).joined(separator: "<br>") + "<div class=\"label\">"
+                        + e(cancellation.reason) + "</div>"
+                } ?? "none"
+            let outcome = [
+                "<div class=\"outcome-\(row.outcome.rawValue)\">\(token(row.outcome.rawValue))</div>",
+                "<div><span class=\"label\">answer</span> \(token(row.response.rawValue))</div>",
+                "<div><span class=\"label\">on time</span> \(row.onTime.map { $0 ? "yes" : "no" } ?? "not yet decided")</div>",
+                row.daysToComplete.map { "<div><span class=\"label\">days</span> \(daysText($0))</div>" } ?? "",
+                "<div><span class=\"label\">verification</span> \(token(row.verification.rawValue))</div>",
+            ].joined()
+            let times = [
+                time("event", row.eventTime), time("received", row.receivedAt),
+                time("acknowledged", row.acknowledgedAt), time("deadline", row.deadline),
+                time("completed", row.completedAt), time("answered", row.respondedAt),
+            ].joined()
+            html += "<tbody class=\"request\">\n"
+            html += "<tr class=\"subject\"><th colspan=\"5\">\(subject(row.pseudonym))</th></tr>\n"
+            html +=
+                "<tr><td>\(token(row.eventType))<div><span class=\"label\">from</span> "
+                + "\(token(row.source.rawValue))</div></td><td>\(times)</td><td>\(outcome)</td>"
+                + "<td>\(policyText(row.policy))</td><td>\(cancelled)</td></tr>\n</tbody>\n"
+        }
+        return html + "</table>\n</section>\n"
+    }
+
+    /// Every term the page uses, defined once, so a compliance officer needs nothing else to read it.
+    private static func glossarySection(_ dataset: ReportDataset) -> String {
+        let terms: [(String, String)] = [
+            (
+                "deletion request",
+                "An account deletion (Apple's account-deleted notification, or the user deleting the account in the "
+                    + "app: in-app-deletion) or a revocation of Sign in with Apple (consent-revoked), applied by the "
+                    + "service. Duplicates and out-of-order resends are not second requests."
+            ),
+            (
+                "source",
+                "Where the request came from: notification (Apple, live or replayed), in-app (the app reported an "
+                    + "in-app deletion), reconciler (the nightly reconcile found a revocation whose notification "
+                    + "was lost)."
+            ),
+            ("event time", "When it happened (Apple's event_time, or the app's); deadlines run from it."),
+            (
+                "received, acknowledged",
+                "When the service received the request, and when it had recorded it durably and so acknowledged "
+                    + "it: the answer to Apple or the app is sent only after that commit. A reconciler discovery "
+                    + "acknowledges nothing to anyone."
+            ),
+            (
+                "policy",
+                "The erasure policy the request's jobs were planned under, as id@version and the SHA-256 of the "
+                    + "policy file, frozen when the request arrived."
+            ),
+            (
+                "deadline",
+                "The latest date by which the policy's rules require the erasure, counted from the event time."
+            ),
+            ("completed", "Every erasure job completed with evidence, and nothing is kept."),
+            (
+                "completed with exceptions (completed-with-exceptions)",
+                "Every erasure job completed, but some categories (e.g. payment records) are kept because another "
+                    + "law requires it, until their purge date; the law is quoted under Retained items. It counts as "
+                    + "completed."
+            ),
+            ("pending", "Within its deadline and not completed yet (waiting period, running, or no job yet)."),
+            ("overdue", "A deadline passed before the erasure completed."),
+            (
+                "failed",
+                "Within its deadline, but a job failed after its retries or ended unverified: an operator must act."
+            ),
+            (
+                "cancelled",
+                "The user signed in again before the erasure finished: the re-link cancelled the jobs the policy lets "
+                    + "a sign-in cancel (the cancelled steps and the reason are shown per request); what no sign-in "
+                    + "undoes (e.g. the Apple tokens) was erased. Not counted as completed."
+            ),
+            (
+                "answer",
+                "The response in the terms of a request ledger: complied, complied-in-part (completed with "
+                    + "exceptions), withdrawn (cancelled by a re-link), open (pending, failed or overdue)."
+            ),
+            (
+                "on time, decided",
+                "On time: completed by every deadline. A request is decided once it is completed or past a deadline; "
+                    + "the on-time rate is over the decided requests only (n = how many)."
+            ),
+            (
+                "days, median, 95th percentile, slowest",
+                "Days from event to the last completed erasure job. Median and 95th percentile by nearest rank "
+                    + "(always an observed value), stated only from \(dataset.minimumMedianSample) and "
+                    + "\(dataset.minimumP95Sample) completion times on; n = how many completions a figure is over."
+            ),
+            (
+                "verification",
+                "What the evidence proves: verified (every step done with evidence), unverified (a target reported "
+                    + "success nothing proves), failed, pending, none (no job known)."
+            ),
+            (
+                "retained items",
+                "Categories kept after deletion under another law, with the law and the purge date: retained "
+                    + "until purged."
+            ),
+            (
+                "remaining copies",
+                "Where copies of erased data may remain (backups, the service's sealed copies) and by when none is "
+                    + "usable."
+            ),
+            (
+                "findings",
+                "Differences the last reconcile found between the app's records and what the service knows; "
+                    + "critical, warning and info by how urgently someone must act."
+            ),
+            (
+                "event types",
+                "account-deleted, in-app-deletion and consent-revoked are deletion requests; email-disabled and "
+                    + "email-enabled: the user switched Apple's relay e-mail forwarding off or on; credentials-invalid: "
+                    + "the daily check found the user's Apple credentials invalid (not a request until confirmed, "
+                    + "shown as a finding)."
+            ),
+            (
+                "duplicate, stale, ignored, unknown type",
+                "A duplicate repeats an input already applied; stale is older than the last applied input of its "
+                    + "kind; ignored came after the account was deleted; an unknown type is a notification type the "
+                    + "service does not know. All are recorded and change nothing."
+            ),
+            (
+                "extension, denial",
+                "The service grants no extension of a deadline and refuses no deletion request; the JSON report "
+                    + "carries both as null for every request."
+            ),
+            (
+                "pseudonym",
+                "ps_ and 32 hex digits: a keyed hash of the app and Apple's user identifier. The same person has "
+                    + "the same pseudonym in every report under one key."
+            ),
+        ]
+        var codes: [String] = []
+        for item in dataset.findings.items where !codes.contains(item.code) { codes.append(item.code) }
+        let findings = codes.compactMap { code in FindingCode(canonicalName: code).map { (code, $0.meaning + ".") } }
+        var html = "<section class=\"glossary\">\n<h2>Glossary</h2>\n<dl>\n"
+        for (term, meaning) in terms + findings {
+            html += "<dt>\(HTMLText.escape(term))</dt><dd>\(HTMLText.escape(meaning))</dd>\n"
+        }
+        return html + "</dl>\n</section>\n"
     }
 
     private static func integritySection(_ dataset: ReportDataset) -> String {
@@ -245,8 +514,18 @@ public enum ReportHTMLRenderer {
         thead th { background: #f4f4f4; font-weight: 600; }
         tr.total td, tr.total th { font-weight: 650; border-top: 2px solid #bbb; }
         td.bad { color: #b2182b; font-weight: 650; }
-        .requests td { font-size: 11.5px; overflow-wrap: anywhere; }
-        code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
+        .nw { white-space: nowrap; }
+        .pseudonym { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 11px; }
+        .hash { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 10.5px; color: #555;
+          overflow-wrap: anywhere; }
+        .n { color: #666; font-size: 11px; white-space: nowrap; }
+        .requests td { font-size: 11.5px; }
+        .requests .label, td .label { color: #666; }
+        tr.subject th { background: #fafafa; border-top: 2px solid #d5d5d5; font-weight: 600; }
+        .outcome-overdue, .outcome-failed { color: #b2182b; font-weight: 650; }
+        .glossary dt { font-weight: 650; margin-top: 6px; }
+        .glossary dd { margin: 0 0 0 18px; color: #333; }
+        code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; overflow-wrap: anywhere; }
         .empty { color: #555; font-style: italic; }
         .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; }
         .legend { color: #444; font-size: 12px; }
@@ -274,8 +553,11 @@ public enum ReportHTMLRenderer {
         footer { margin-top: 28px; color: #444; font-size: 12px; }
         @media print {
           body { padding: 0; max-width: none; font-size: 12px; }
-          section, footer, tr, svg { break-inside: avoid; }
-          .requests { break-inside: auto; }
+          table { font-size: 10.5px; }
+          th, td { padding: 3px 4px; }
+          .pseudonym { font-size: 10px; }
+          section, footer, tr, svg, tbody.request { break-inside: avoid; }
+          .requests, .glossary { break-inside: auto; }
           .tile.alert, thead th, svg .allowed { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
         }
 

@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/2`,
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/3`,
 /// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
@@ -8,10 +8,15 @@ public enum ReportJSONRenderer {
         .object([
             "schema": .string(ReportDataset.schema),
             "app": .string(dataset.app),
-            "period": ["from": instant(dataset.period.from), "to": instant(dataset.period.to)],
+            "period": [
+                "from": instant(dataset.period.from), "to": instant(dataset.period.to),
+                "coveredUntil": instant(dataset.coveredUntil),
+            ],
             "generatedAt": instant(dataset.generatedAt),
             "pseudonymKeyId": .string(dataset.pseudonymKeyID),
+            "operationsPseudonymKeyId": .string(dataset.operationsPseudonymKeyID),
             "summary": summary(dataset.summary),
+            "inputs": inputs(dataset.inputs),
             "eventsPerDay": .array(
                 dataset.eventsPerDay.map { day in
                     [
@@ -58,6 +63,17 @@ public enum ReportJSONRenderer {
         ]
     }
 
+    private static func inputs(_ value: ReportInputCounts) -> JSONValue {
+        [
+            "notifications": .integer(Int64(value.notifications)),
+            "applied": .integer(Int64(value.applied)),
+            "duplicate": .integer(Int64(value.duplicate)),
+            "stale": .integer(Int64(value.stale)),
+            "ignored": .integer(Int64(value.ignored)),
+            "unknownTypes": counts(value.unknownTypes),
+        ]
+    }
+
     private static func typeSummary(_ value: ReportTypeSummary) -> JSONValue {
         [
             "type": .string(value.type),
@@ -69,8 +85,11 @@ public enum ReportJSONRenderer {
             "failed": .integer(Int64(value.failed)),
             "cancelled": .integer(Int64(value.cancelled)),
             "onTimeRate": optional(value.onTimeRate),
+            "decided": .integer(Int64(value.decided)),
             "medianDaysToComplete": optional(value.medianDaysToComplete),
             "p95DaysToComplete": optional(value.p95DaysToComplete),
+            "daysToCompleteSample": .integer(Int64(value.daysToCompleteSample)),
+            "longestDaysToComplete": optional(value.longestDaysToComplete),
             "deadlineDays": optional(value.deadlineDays),
         ]
     }
@@ -93,9 +112,15 @@ public enum ReportJSONRenderer {
             "source": .string(value.source.rawValue),
             "eventTime": instant(value.eventTime),
             "receivedAt": instant(value.receivedAt),
+            "acknowledgedAt": optional(value.acknowledgedAt),
             "policy": optional(value.policy),
             "deadline": optional(value.deadline),
+            "extension": .null,
+            "denial": .null,
             "outcome": .string(value.outcome.rawValue),
+            "response": .string(value.response.rawValue),
+            "respondedAt": optional(value.respondedAt),
+            "cancellation": value.cancellation.map(cancellation) ?? .null,
             "onTime": value.onTime.map { .bool($0) } ?? .null,
             "completedAt": optional(value.completedAt),
             "daysToComplete": optional(value.daysToComplete),
@@ -104,6 +129,13 @@ public enum ReportJSONRenderer {
             "retained": .array(value.retained.map(retained)),
             "remainingCopies": value.remainingCopies.map(remainingCopies) ?? .null,
             "appleRevocation": value.appleRevocation.map(appleRevocation) ?? .null,
+        ]
+    }
+
+    private static func cancellation(_ value: ReportCancellation) -> JSONValue {
+        [
+            "cancelledAt": optional(value.cancelledAt), "reason": .string(value.reason),
+            "steps": .array(value.steps.map { .string($0) }),
         ]
     }
 

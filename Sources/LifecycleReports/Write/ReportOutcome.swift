@@ -11,8 +11,35 @@ public enum ReportOutcome: String, Hashable, Sendable, CaseIterable {
     /// Within its deadline, but a job failed after its retries or its erasure cannot be proven: an operator
     /// must act before the deadline.
     case failed = "failed"
-    /// Every job was cancelled because the user signed in again (a revocation withdrawn, DESIGN.md §5).
+    /// The user signed in again before the erasure finished, and the re-link cancelled the request's
+    /// cancellable jobs (a revocation withdrawn, DESIGN.md §5); the jobs no sign-in undoes had completed. The
+    /// row's ``ReportSubjectRow/cancellation`` names the cancelled steps and the reason.
     case cancelled = "cancelled"
+
+    /// The answer to the request, in the terms of a request ledger (CCPA regulations §7101(a): the date and
+    /// nature of the response).
+    public var response: ReportResponse {
+        switch self {
+        case .completed: .complied
+        case .completedWithExceptions: .compliedInPart
+        case .cancelled: .withdrawn
+        case .pending, .overdue, .failed: .open
+        }
+    }
+}
+
+/// The nature of the response to a deletion request (CCPA regulations §7101(a), §7102(a)). The service refuses
+/// no deletion request and grants itself no extension: there is no denial, legal hold or extension to record,
+/// and the reports say so (`denial` and `extension` are `null`).
+public enum ReportResponse: String, Hashable, Sendable, CaseIterable {
+    /// Erased everywhere the policy names.
+    case complied = "complied"
+    /// Erased, but categories kept under another law until their purge date (the grounds: `retained[].basis`).
+    case compliedInPart = "complied-in-part"
+    /// The user came back (signed in again) before the erasure finished: the cancellable part was withdrawn.
+    case withdrawn = "withdrawn"
+    /// Not answered yet (pending, failed or overdue).
+    case open = "open"
 }
 
 /// Where a deletion request came from (DOMAIN.md §6).

@@ -41,6 +41,7 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case invalidCount = "invalid_count"
     case invalidEventTime = "invalid_event_time"
     case eventTimeInFuture = "event_time_in_future"
+    case invalidPeriod = "invalid_period"
     case malformedBody = "malformed_body"
 
     /// The spelling on the wire, also in messages (`\(code)` prints it, not the case name).

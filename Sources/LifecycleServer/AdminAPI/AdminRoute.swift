@@ -4,7 +4,7 @@
 struct AdminRoute: Sendable, Hashable {
     enum Endpoint: Sendable, Hashable {
         case account, link, appleToken, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete,
-            openAPI, metrics
+            requests, openAPI, metrics
     }
 
     var endpoint: Endpoint
@@ -22,6 +22,7 @@ struct AdminRoute: Sendable, Hashable {
         AdminRoute(endpoint: .jobs, method: "GET", template: "/v1/jobs"),
         AdminRoute(endpoint: .jobRetry, method: "POST", template: "/v1/jobs/{id}/retry"),
         AdminRoute(endpoint: .jobStepComplete, method: "POST", template: "/v1/jobs/{id}/steps/{target}/complete"),
+        AdminRoute(endpoint: .requests, method: "GET", template: "/v1/requests"),
         AdminRoute(endpoint: .openAPI, method: "GET", template: "/openapi.json"),
         AdminRoute(endpoint: .metrics, method: "GET", template: "/metrics"),
     ]

@@ -13,6 +13,7 @@ struct AdminRoutes: Sendable {
     let outbox: OutboxOperations
     let findings: FindingOperations
     let jobs: JobOperations
+    let ledger: RequestOperations
     let requests: Counter
     /// The bytes of `admin.openapi.json`, nil when the resource is missing from the installation.
     let openAPIDocument: [UInt8]?
@@ -23,6 +24,7 @@ struct AdminRoutes: Sendable {
         outbox = OutboxOperations(context: context)
         findings = FindingOperations(context: context)
         jobs = JobOperations(context: context, runner: erasure)
+        ledger = RequestOperations(context: context)
         openAPIDocument = AdminOpenAPI.document
         requests = context.metrics.counter(
             "lifecycle_admin_requests_total", help: "Admin API requests by route and status code.")
@@ -132,6 +134,8 @@ struct AdminRoutes: Sendable {
                 .jsonDocument(
                     try await jobs.complete(id: id, target: parameters["target"] ?? "", body: request.body))
             )
+        case .requests:
+            return (name, .jsonDocument(try await ledger.list(query: request.query)))
         case .openAPI:
             guard let document = openAPIDocument else {
                 throw AdminError(
@@ -155,6 +159,7 @@ struct AdminRoutes: Sendable {
         case .jobs: "jobs"
         case .jobRetry: "job_retry"
         case .jobStepComplete: "job_step_complete"
+        case .requests: "requests"
         case .openAPI: "openapi"
         case .metrics: "metrics"
         }

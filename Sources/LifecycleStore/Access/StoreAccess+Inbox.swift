@@ -23,6 +23,22 @@ extension StoreAccess {
         try sql { Int(try connection.fetchInt64("SELECT count(*) FROM notifications") ?? 0) }
     }
 
+    func notificationTypeCounts(app: String, from: Instant, to: Instant) throws(StoreError) -> [String: Int] {
+        try sql {
+            var counts: [String: Int] = [:]
+            for (type, count) in try connection.fetchAll(
+                """
+                SELECT type, count(*) FROM notifications
+                WHERE app = $1 AND event_time_ms >= $2 AND event_time_ms < $3
+                GROUP BY type ORDER BY type
+                """, [app, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch], { ($0.text(0), $0.int(1)) })
+            {
+                counts[type] = count
+            }
+            return counts
+        }
+    }
+
     /// Race-free by construction: the unique constraints decide, not a prior read. `ON CONFLICT DO NOTHING`
     /// without a conflict target covers both unique keys (https://www.sqlite.org/lang_upsert.html,
     /// https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT) and turns either collision into "no

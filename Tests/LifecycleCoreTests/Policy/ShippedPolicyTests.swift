@@ -39,6 +39,10 @@ struct ShippedPolicyTests {
         let policy = try Self.load("kr-pipa.json")
         #expect(policy.timeZoneIdentifier == "Asia/Seoul")
         #expect(policy.rules(on: .accountDeleted).map(\.within) == [ISODuration(days: 5)])
+        // Which Korean rule and why: Art. 21 "without delay" read as 5 days, inside Decree Art. 43(3)'s 10 days.
+        let basis = policy.rules(on: .accountDeleted).first?.basis ?? ""
+        #expect(basis.contains("Art. 21(1)") && basis.contains("5 days"), "\(basis)")
+        #expect(basis.contains("Enforcement Decree Art. 43(3)") && basis.contains("10 days"), "\(basis)")
         let waiting = policy.rules(on: .consentRevoked).filter(\.cancelIfRelinked)
         #expect(waiting.map(\.after) == [ISODuration(days: 30)])
         let retained = Dictionary(uniqueKeysWithValues: policy.retain.map { ($0.category, $0.period) })

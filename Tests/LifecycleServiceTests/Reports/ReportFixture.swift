@@ -68,7 +68,7 @@ enum ReportFixture {
         categories: [DataCategory] = [.profile, .content], targets: [String] = ["app-db", "self"],
         withinDays: Int64 = 5, status: ErasureStepStatus, finished: String? = nil, attempts: Int = 1,
         evidence: ErasureStepEvidence = ErasureStepEvidence(rowsAffected: 1, verificationCount: 0),
-        cancelledAt: String? = nil, basis: String? = "PIPA Art. 21(1)"
+        cancelledAt: String? = nil, basis: String? = "PIPA Art. 21(1)", cancelReason: String? = nil
     ) -> ReportSubjectJob {
         let event = at(eventTime)
         let deadline = event.adding(milliseconds: withinDays * ReportPeriod.millisecondsPerDay)
@@ -86,7 +86,8 @@ enum ReportFixture {
         return ReportSubjectJob(
             subject: subjects[subject],
             job: ErasureJob(plan: plan, steps: steps, cancelledAt: cancelledAt.map(at)),
-            stepsStartedAt: targets.map { _ in attempts > 0 ? event.adding(milliseconds: 60_000) : nil })
+            stepsStartedAt: targets.map { _ in attempts > 0 ? event.adding(milliseconds: 60_000) : nil },
+            cancelReason: cancelReason)
     }
 
     static var inputs: ReportInputs {
@@ -103,9 +104,13 @@ enum ReportFixture {
             event(3, .accountDeleted, "2026-11-04T08:00:00Z"),
             // 4: in-app deletion whose webhook target failed, within its deadline (7-day rule).
             event(4, .inAppDeletion, "2026-11-07T20:00:00Z", source: "admin"),
-            // 5: a revocation whose notification was lost, found by the reconciler; cancelled by a re-link.
+            // 5: a revocation whose notification was lost, found by the reconciler; its token erasure ran at
+            // once, the rest was cancelled by a re-link.
             event(5, .consentRevoked, "2026-11-05T07:15:00Z", source: "reconciler"),
             event(5, .linked, "2026-11-06T07:15:00Z"),
+            // 0: an e-mail change after the deletion, ignored; an out-of-order resend, stale.
+            event(0, .emailDisabled, "2026-11-02T08:00:00Z", disposition: .ignored(.accountDeleted)),
+            event(6, .emailDisabled, "2026-11-02T15:00:00Z", disposition: .stale),
             // 6: e-mail forwarding switched off and on again: charted, not a deletion request.
             event(6, .emailDisabled, "2026-11-03T15:00:00Z"),
             event(6, .emailEnabled, "2026-11-05T15:00:00Z"),
@@ -135,8 +140,13 @@ enum ReportFixture {
                 status: .failed, finished: "2026-11-08T02:00:00Z", attempts: 12,
                 evidence: ErasureStepEvidence(responseStatus: 500, errorCode: .httpStatus(500))),
             job(
-                5, trigger: .consentRevoked, eventTime: "2026-11-05T07:15:00Z", status: .pending, attempts: 0,
-                cancelledAt: "2026-11-06T07:15:00Z"),
+                5, trigger: .consentRevoked, eventTime: "2026-11-05T07:15:00Z", categories: [.appleTokens],
+                targets: ["self"], status: .done, finished: "2026-11-05T07:16:00Z",
+                evidence: ErasureStepEvidence(rowsAffected: 1)),
+            job(
+                5, trigger: .consentRevoked, eventTime: "2026-11-05T07:15:00Z", origin: .rule(index: 2),
+                withinDays: 35, status: .pending, attempts: 0, cancelledAt: "2026-11-06T07:15:00Z",
+                cancelReason: "relinked (linked at 2026-11-06T07:15:00.000Z)"),
         ]
         let findings = ReportFindingRun(
             ranAt: at("2026-11-12T03:00:00Z"),
@@ -174,6 +184,11 @@ enum ReportFixture {
                 requestedAt: at("2026-11-07T20:00:00Z"), availableAt: at("2026-11-07T20:00:00Z"), leaseOwner: nil,
                 leasedUntil: nil, revokedAt: nil, verifiedAt: nil, finishedAt: at("2026-11-07T20:00:00Z"),
                 lastError: nil),
+        ]
+        // Every notification stored in the period by type, one of a type the service does not know.
+        inputs.notificationTypes = [
+            "account-deleted": 3, "consent-revoked": 1, "email-disabled": 3, "email-enabled": 1,
+            "account-suspended": 1,
         ]
         return inputs
     }

@@ -186,7 +186,9 @@ struct ReportUsageTests {
     @Test(
         "mistakes are refused with one line on stderr",
         arguments: [
-            (["report"], 2, "say generate, verify or lookup"),
+            (["report"], 2, "say generate, verify, requests or lookup"),
+            (["report", "requests", "--year", "2026"], 2, "--app"),
+            (["report", "requests", "--app", "shop", "--year", "26"], 2, "--year 26 is not a year such as 2026"),
             (["report", "publish"], 2, "unknown action 'publish'"),
             (["report", "generate", "--from", "2026-11-01"], 2, "give both --from and --to"),
             (["report", "generate", "--from", "2026-11-08", "--to", "2026-11-01"], 2, "--from must be before --to"),

@@ -76,11 +76,17 @@ struct ReportRenderingTests {
     @Test("summary statistics use nearest-rank median and p95 and count only decided requests for on-time rate")
     func summaryStatistics() {
         let total = ReportFixture.dataset.summary.total
-        // Completed: 1.5, 3 and 6 days. Nearest rank: median = 3, p95 = 6.
-        #expect(total.medianDaysToComplete == 3)
-        #expect(total.p95DaysToComplete == 6)
+        // Completed: 1.5, 3 and 6 days: too few for a median (5) or a p95 (20); the sample and the slowest stand.
+        #expect(total.medianDaysToComplete == nil && total.p95DaysToComplete == nil)
+        #expect(total.daysToCompleteSample == 3 && total.longestDaysToComplete == 6)
+        var assembler = ReportFixture.assembler
+        assembler.options = ReportOptions(minimumMedianSample: 3, minimumP95Sample: 3)
+        let stated = assembler.assemble(ReportFixture.inputs).summary.total
+        // Nearest rank over 1.5, 3 and 6: median = 3, p95 = 6.
+        #expect(stated.medianDaysToComplete == 3)
+        #expect(stated.p95DaysToComplete == 6)
         // Decided: three completed (two on time) and one overdue; the failed one is still within its deadline.
-        #expect(total.onTimeRate == 0.5)
+        #expect(total.onTimeRate == 0.5 && total.decided == 4)
         #expect(total.completed == 3 && total.completedWithExceptions == 1 && total.overdue == 1)
         #expect(ReportFixture.dataset.summary.failedJobs == 1)
         #expect(ReportFixture.dataset.summary.retainedItems == 1)
@@ -118,7 +124,7 @@ struct ReportRenderingTests {
             "received", "completed", "pending", "overdue", "failed", "onTimeRate", "medianDaysToComplete",
             "p95DaysToComplete",
         ]
-        for name in names {
+        for name in names + ["completedWithExceptions", "cancelled", "longestDaysToComplete"] {
             #expect(Self.figure(html, name) == expected(summary["total"]?[name], name), "tile \(name)")
         }
         for type in try #require(summary["byType"]?.arrayValue) {

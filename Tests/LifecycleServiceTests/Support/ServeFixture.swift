@@ -82,7 +82,6 @@ final class ServeFixture: Sendable {
             "policiesDirectory": "policies",
             "reports": [
                 "directory": "reports", "signingKeyFile": "secrets/report-ed25519.pem",
-                "pseudonymKeyFile": "secrets/report-pseudonym.key",
             ],
             "logLevel": "info",
         ]

@@ -1,0 +1,40 @@
+import LifecycleCore
+
+/// The figures a business publishes about the deletion requests of a period, usually a calendar year (CCPA
+/// regulations §7102(a)(1)(B)–(C): received, complied with in whole or in part, denied; the median or mean
+/// days to respond). Derived from the report's rows, so the published numbers and the ledger agree.
+public struct ReportLedgerTotals: Hashable, Sendable {
+    public var received: Int
+    /// Erased everywhere the policy names (``ReportResponse/complied``).
+    public var compliedInWhole: Int
+    /// Erased with categories kept under another law (``ReportResponse/compliedInPart``).
+    public var compliedInPart: Int
+    /// Refused. The service refuses no deletion request, so this is always 0; it is stated, not left out.
+    public var denied: Int
+    /// Withdrawn by the user signing in again (``ReportResponse/withdrawn``).
+    public var withdrawn: Int
+    /// Not answered yet.
+    public var open: Int
+    /// Nearest-rank median of the days from event to answer, over the answered requests; nil when none was.
+    /// §7102 asks for it however few the requests, so no minimum sample applies; ``respondedSample`` says n.
+    public var medianDaysToRespond: Double?
+    public var respondedSample: Int
+
+    public init(rows: [ReportSubjectRow]) {
+        func count(_ response: ReportResponse) -> Int { rows.filter { $0.response == response }.count }
+        received = rows.count
+        compliedInWhole = count(.complied)
+        compliedInPart = count(.compliedInPart)
+        denied = 0
+        withdrawn = count(.withdrawn)
+        open = count(.open)
+        let days = rows.compactMap { row in
+            row.respondedAt.map {
+                Double($0.millisecondsSinceEpoch - row.eventTime.millisecondsSinceEpoch)
+                    / Double(ReportPeriod.millisecondsPerDay)
+            }
+        }
+        respondedSample = days.count
+        medianDaysToRespond = DeletionStatistics.median(days).map(ReportNumbers.rounded)
+    }
+}
