@@ -17,6 +17,8 @@ extension FindingCode {
             "Apple's refresh-token check says the user's credentials are invalid: a revocation may never have arrived"
         case .revocationUnverified:
             "an in-app deletion's Apple token revocation was accepted but never proved; the user should revoke in Settings"
+        case .identifierRecycled:
+            "an identity provider says the identifier of this account now names another person: never merge the two"
         case .unsortedInput: "the app's records were not sorted, so the comparison stopped and found nothing reliable"
         }
     }
