@@ -55,6 +55,9 @@ public final class ExternalSQLiteDatabase {
         if secureDelete {
             do {
                 try run("PRAGMA secure_delete = ON", parameters: [:])
+                // The statement journal of the erasing statements holds the rows' old pages; in memory it
+                // never reaches a temporary file's disk blocks (https://www.sqlite.org/tempfiles.html §2.6).
+                try run("PRAGMA temp_store = MEMORY", parameters: [:])
                 try run("PRAGMA journal_size_limit = 0", parameters: [:])
             } catch {
                 close()

@@ -352,6 +352,32 @@ struct ServeProcessTests {
         #expect(await fixture.stop() == [0])
     }
 
+    @Test("a receiver that holds one webhook holds one delivery slot: the other accounts' webhooks keep arriving")
+    func slowWebhookHoldsOneSlot() async throws {
+        let receiver = try WebhookReceiver(holdFirst: .seconds(20))
+        let outbox: JSONObject = [
+            "outbox": [
+                "concurrency": 2, "pollMilliseconds": 100, "timeoutMilliseconds": 30_000, "leaseSeconds": 60,
+            ]
+        ]
+        let fixture = try await ServeFixture(apps: [ServeFixture.app(webhook: receiver.url)], extra: outbox)
+        try fixture.writeSecret(Self.webhookSecret, to: "secrets/shop-webhook")
+        _ = try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: "000001.a.0001")).status
+                == 200)
+        #expect(await receiver.waitFor(1).count == 1, "the first webhook reached the receiver, which holds it")
+        let started = ContinuousClock.now
+        for subject in ["000002.b.0002", "000003.c.0003", "000004.d.0004"] {
+            #expect(try await fixture.post(fixture.notification(type: "consent-revoked", subject: subject)).status == 200)
+        }
+        let arrived = await receiver.waitFor(4, timeout: .seconds(15))
+        #expect(arrived.count == 4, "three webhooks delivered through the free slot")
+        #expect(ContinuousClock.now - started < .seconds(15), "without waiting for the held one")
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+
     @Test("SIGHUP: a changed webhook URL, then a changed secret, is used for the next delivery")
     func reloadChangesWebhook() async throws {
         let first = try WebhookReceiver()

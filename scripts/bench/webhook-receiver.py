@@ -36,6 +36,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def main():
     port, count_file = int(sys.argv[1]), sys.argv[2]
+    # socketserver listens with a backlog of 5: with the outbox and the erasure runner connecting at once
+    # the kernel drops SYNs beyond it and each dropped client retries a second later, which measured the
+    # receiver's backlog instead of the service.
+    http.server.ThreadingHTTPServer.request_queue_size = 512
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
 

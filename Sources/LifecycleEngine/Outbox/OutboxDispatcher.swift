@@ -9,8 +9,8 @@ import LifecycleStore
 /// metrics and the admin API, and can be retried by hand. At least once: a crash after sending but before
 /// recording means a resend, which receivers de-duplicate by `webhook-id`.
 ///
-/// The settings and endpoints are read once per round from ``settings`` (the configuration in force), so a
-/// reload changes the next round, never one in flight.
+/// The settings and endpoints are read from ``settings`` (the configuration in force) at each claim, so a
+/// reload changes the messages claimed after it, never one in flight.
 package final class OutboxDispatcher: Sendable {
     /// The outbox settings and the webhook endpoints in force.
     package typealias Settings = (configuration: OutboxConfiguration, delivery: WebhookDelivery)
@@ -52,39 +52,89 @@ package final class OutboxDispatcher: Sendable {
     /// New messages were committed: deliver now rather than at the next poll.
     func wake() { signal.notify() }
 
-    /// Runs until the task is cancelled.
+    /// Runs until the task is cancelled. Deliveries are pipelined: a claim of every free slot runs while
+    /// the claimed messages are delivered, so a slow receiver holds one slot while the others keep delivering
+    /// (instead of a whole round waiting for its slowest message), and the deliveries that end while a claim
+    /// commits share the next claim. When a claim finds fewer messages than it asked for, nothing more is due:
+    /// the loop waits for new messages (``wake()``) or the next due time before claiming again.
     package func run() async {
-        while !Task.isCancelled {
-            let delivered = await deliverDue()
-            await refreshGauges()
-            if delivered > 0 { continue }
-            await signal.wait(timeout: await sleepBeforeNextPoll(settings().configuration))
+        await withTaskGroup(of: Event.self) { group in
+            var inFlight = 0
+            var claiming = false
+            var waiting = false
+            var mayHaveMore = true
+            var gaugesRefreshed: UInt64?
+            while !Task.isCancelled {
+                let (configuration, delivery) = settings()
+                let free = configuration.concurrency - inFlight
+                if !claiming, mayHaveMore, free > 0 {
+                    claiming = true
+                    group.addTask {
+                        let messages = await self.claim(limit: free, configuration)
+                        return .claimed(messages, asked: free, delivery, configuration.retrySchedule)
+                    }
+                }
+                if !mayHaveMore, !waiting {
+                    waiting = true
+                    let pause = await sleepBeforeNextPoll(configuration)
+                    group.addTask {
+                        await self.signal.wait(timeout: pause)
+                        return .woken
+                    }
+                }
+                // The gauges count every message (a scan of the outbox): each time the pipeline runs dry, and
+                // while it is busy at most once a second.
+                let now = clock.monotonicNanoseconds()
+                let idle = inFlight == 0 && !claiming
+                if idle || gaugesRefreshed.map({ now &- $0 >= 1_000_000_000 }) ?? true {
+                    gaugesRefreshed = now
+                    await refreshGauges()
+                }
+                // Never empty: a claim runs, a waiter waits, or (no free slot) deliveries are in flight.
+                guard let event = await group.next() else { break }
+                switch event {
+                case .claimed(let messages, let asked, let delivery, let schedule):
+                    claiming = false
+                    mayHaveMore = messages.count == asked
+                    for message in messages {
+                        inFlight += 1
+                        group.addTask {
+                            await self.deliver(message, by: delivery, retrying: schedule)
+                            return .deliveryEnded
+                        }
+                    }
+                case .deliveryEnded:
+                    inFlight -= 1
+                case .woken:
+                    waiting = false
+                    mayHaveMore = true
+                }
+            }
+            group.cancelAll()
         }
     }
 
-    /// One round: claim what is due and deliver it. Returns how many messages were attempted.
-    @discardableResult
-    func deliverDue() async -> Int {
-        let (configuration, delivery) = settings()
+    /// What ended in the pipeline's task group.
+    private enum Event: Sendable {
+        /// A claim, with the settings in force when it was made (its messages are delivered under them).
+        case claimed([OutboxMessage], asked: Int, WebhookDelivery, RetrySchedule)
+        case deliveryEnded
+        case woken
+    }
+
+    /// Leases up to `limit` due messages for `leaseSeconds`; none when the store fails (logged).
+    private func claim(limit: Int, _ configuration: OutboxConfiguration) async -> [OutboxMessage] {
         let now = clock.now()
         let owner = self.owner
         let leaseUntil = now.adding(seconds: Int64(configuration.leaseSeconds))
-        let limit = configuration.concurrency
-        let claimed: [OutboxMessage]
         do {
-            claimed = try await store.write { writer in
+            return try await store.write { writer in
                 try writer.claimOutbox(now: now, owner: owner, leaseUntil: leaseUntil, limit: limit)
             }
         } catch {
             log.log(.error, "outbox.claim_failed", [("error", .string(String(describing: error)))])
-            return 0
+            return []
         }
-        await withTaskGroup(of: Void.self) { group in
-            for message in claimed {
-                group.addTask { await self.deliver(message, by: delivery, retrying: configuration.retrySchedule) }
-            }
-        }
-        return claimed.count
     }
 
     private func deliver(_ message: OutboxMessage, by delivery: WebhookDelivery, retrying schedule: RetrySchedule)

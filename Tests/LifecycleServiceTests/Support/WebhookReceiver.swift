@@ -24,8 +24,11 @@ final class WebhookReceiver: Sendable {
     let log = DeliveryLog()
 
     /// Starts on `port` (0 = any free port). The first requests are answered with `first`, in order, the
-    /// rest with `status`.
-    init(port: Int = 0, status: HTTPStatus = .noContent, first: [HTTPStatus] = []) throws {
+    /// rest with `status`. With `holdFirst`, the answer to the first request waits that long (a slow
+    /// receiver), while later requests are answered at once.
+    init(port: Int = 0, status: HTTPStatus = .noContent, first: [HTTPStatus] = [], holdFirst: Duration? = nil)
+        throws
+    {
         let log = self.log
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port)) { request in
             let count = log.items.withLock { items in
@@ -35,6 +38,7 @@ final class WebhookReceiver: Sendable {
                         signature: request.headers["webhook-signature"] ?? "", body: request.body))
                 return items.count
             }
+            if count == 1, let holdFirst { try? await Task.sleep(for: holdFirst) }
             return .empty(count <= first.count ? first[count - 1] : status)
         }
         try server.start()
