@@ -369,7 +369,8 @@ struct ServeProcessTests {
         #expect(await receiver.waitFor(1).count == 1, "the first webhook reached the receiver, which holds it")
         let started = ContinuousClock.now
         for subject in ["000002.b.0002", "000003.c.0003", "000004.d.0004"] {
-            #expect(try await fixture.post(fixture.notification(type: "consent-revoked", subject: subject)).status == 200)
+            #expect(
+                try await fixture.post(fixture.notification(type: "consent-revoked", subject: subject)).status == 200)
         }
         let arrived = await receiver.waitFor(4, timeout: .seconds(15))
         #expect(arrived.count == 4, "three webhooks delivered through the free slot")
