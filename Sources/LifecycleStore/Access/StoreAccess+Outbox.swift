@@ -47,6 +47,8 @@ extension StoreAccess {
     ) throws(StoreError) -> [OutboxMessage] {
         guard limit > 0 else { return [] }
         return try sql { () throws -> [OutboxMessage] in
+            let walk = dialect.indexOrderWalk
+            for statement in walk.enable { try connection.run(statement) }
             let claimed = try connection.fetchAll(
                 """
                 WITH picked AS MATERIALIZED (
@@ -62,6 +64,7 @@ extension StoreAccess {
                 """,
                 [owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, limit]
             ) { row in try OutboxRow.decode(row) }
+            for statement in walk.restore { try connection.run(statement) }
             // RETURNING yields rows in no promised order (https://www.sqlite.org/lang_returning.html §2.2).
             return claimed.sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }
         }
