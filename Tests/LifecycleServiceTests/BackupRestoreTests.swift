@@ -275,6 +275,15 @@ struct BackupRestoreTests {
         let job = try #require(listed.first { $0["id"]?.integerValue == scheduled.first }, "\(jobs)")
         #expect(job["status"]?.stringValue == "scheduled" || job["status"]?.stringValue == "pending", "\(job)")
 
+        // Run again before serve erased: the finding stands, but the job already waiting gets no twin.
+        let again = try await fixture.lifecycle(
+            ["reconcile", "--after-restore", "--as-of", asOf, "--json", "--config", fixture.configurationFile])
+        let secondDocument = try #require(JSONValue.parseIfValid(Array(again.output.utf8)), "\(again)")
+        #expect(secondDocument["afterRestore"]?["erasureJobs"]?.arrayValue == [], "\(again)")
+        let relisted = try await fixture.lifecycle(["jobs", "list", "--json", "--config", fixture.configurationFile])
+        let jobsAfter = JSONValue.parseIfValid(Array(relisted.output.utf8))?["jobs"]?.arrayValue ?? []
+        #expect(jobsAfter.count == listed.count, "\(relisted)")
+
         // serve runs it at once: the user's rows are gone again (the log file holds both runs' lines).
         try await fixture.start()
         #expect(await waitForSelfStep(fixture, count: 2))

@@ -39,7 +39,8 @@ struct ReconcileCommand: LifecycleCommand {
           --after-restore   the app restored its own database from a backup: every retained-after-deletion
                             finding becomes a new erasure job at once (its deletion's rules under the app's
                             policy, due now, deadline counted from now), listed by lifecycle jobs list and
-                            GET /v1/jobs; the run says how many (JSON: "afterRestore")
+                            GET /v1/jobs; the run says how many (JSON: "afterRestore"); a rule whose job
+                            is still scheduled or running gets no second one, so running it twice is safe
 
         exit status: 0 nothing at or above the threshold, 1 findings at or above it, 2 could not run
         (unreadable source, another run holds the lock, bad configuration)

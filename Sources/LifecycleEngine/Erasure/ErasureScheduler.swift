@@ -52,7 +52,9 @@ public struct ErasureScheduler: ErasureScheduling {
     /// `lifecycle reconcile --after-restore`: the app restored its database from a backup, so a subject it
     /// had erased holds data again (a `retained-after-deletion` finding). Schedules the jobs the deletion's
     /// rules plan under the app's policy in force, due now (a rule's waiting period already passed once) and
-    /// with its deadline counted from now. Returns the new jobs' ids; none when the app maps no erasure.
+    /// with its deadline counted from now. A rule whose job for this subject is still scheduled or running
+    /// (a previous `--after-restore` that has not run yet) gets no second one, so running the command again
+    /// before `serve` has erased is harmless. Returns the new jobs' ids; none when the app maps no erasure.
     public func scheduleAgain(
         app: String, subject: String, trigger: PolicyTrigger, at now: Instant, in writer: any StoreWriter
     ) throws -> [Int64] {
@@ -60,11 +62,21 @@ public struct ErasureScheduler: ErasureScheduling {
         let planned = ErasurePlanner.plan(
             policy: plan.policy, policyReference: plan.reference, categoryTargets: plan.categories, trigger: trigger,
             eventTime: now)
-        return try planned.jobs.map { job in
+        let open = Set(
+            try writer.erasureJobs(app: app, subject: subject)
+                .filter { $0.status == .scheduled || $0.status == .running }
+                .map { OpenRule(origin: $0.job.plan.origin, trigger: $0.job.plan.trigger) })
+        return try planned.jobs.filter { !open.contains(OpenRule(origin: $0.origin, trigger: $0.trigger)) }.map { job in
             var job = job
             job.notBefore = now
             return try writer.insertErasureJob(app: app, subject: subject, plan: job, createdAt: now)
         }
+    }
+
+    /// A rule of the policy and the event that set it off: what makes two erasure jobs the same request.
+    private struct OpenRule: Hashable {
+        var origin: ErasureJobOrigin
+        var trigger: PolicyTrigger
     }
 
     public func cancelForRelink(context: TransitionContext, in writer: any StoreWriter) throws {
