@@ -102,7 +102,13 @@ public struct RequestDecisionOperations: Sendable {
             }
             let reference = request.open[0].job.plan.policyReference
             let policyName = String(reference.prefix { $0 != "#" })
-            let policy = configuration.policies.values.first { $0.reference == policyName }
+            // The policy the jobs were planned under, by `id@version`: the one in force, else its file (an app may
+            // have moved to another policy since the request was scheduled).
+            let policy =
+                configuration.policies.values.first { $0.reference == policyName }
+                ?? PolicyLibrary.load(directory: configuration.policiesDirectory).policies.values.first {
+                    $0.reference == policyName
+                }
             guard let policy, let terms = policy.extensionTerms else {
                 throw AdminError.unprocessable(
                     .extensionNotAllowed,
