@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/3`,
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/4`,
 /// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
