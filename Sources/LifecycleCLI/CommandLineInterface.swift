@@ -9,7 +9,8 @@ public enum CommandLineInterface {
         EndpointCommand.self, AppleCommand.self, ReconcileCommand.self,
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
-        JobsCommand.self, ReportCommand.self, KeysCommand.self, BackupCommand.self, RestoreCommand.self,
+        JobsCommand.self, RequestCommand.self, ReportCommand.self, KeysCommand.self, BackupCommand.self,
+        RestoreCommand.self,
         DemoCommand.self,
     ]
 

@@ -107,6 +107,8 @@ public protocol StoreReader {
     func erasureJobs(status: ErasureJobStatus?, limit: Int, afterID: Int64?) throws -> [StoredErasureJob]
     /// Every job of one account, oldest first.
     func erasureJobs(app: String, subject: String) throws -> [StoredErasureJob]
+    /// Every extension, hold and refusal recorded for the account's deletion requests, oldest first.
+    func requestDecisions(app: String, subject: String) throws -> [StoredRequestDecision]
     /// Jobs per status; every status is present, zero when none.
     func erasureJobCounts() throws -> [ErasureJobStatus: Int]
     /// Steps per (target, status), only the pairs that occur.
@@ -284,7 +286,8 @@ public protocol StoreWriter: StoreReader {
     /// and returns it with its job. Due: `pending` with `next_attempt_at <= now`, or `running` under a lease
     /// that has passed (its runner died); the job not cancelled; and a ``ErasurePlanner/selfTarget`` step
     /// only once every other step of its job is final and the account has no `pending` Apple revocation (the
-    /// step destroys the data key that opens the token the revocation sends). One `UPDATE` inside the writer's transaction decides,
+    /// step destroys the data key that opens the token the revocation sends); and no legal hold in force on the
+    /// job's request (``recordRequestDecision(_:)``). One `UPDATE` inside the writer's transaction decides,
     /// so two runners (threads or processes on one database) never hold a live lease on one step.
     func claimErasureSteps(now: Instant, owner: String, leaseUntil: Instant, limit: Int) throws
         -> [ClaimedErasureStep]
@@ -354,6 +357,15 @@ public protocol StoreWriter: StoreReader {
     func recordConversion(_ name: String, at instant: Instant) throws
     /// Records which master keys `instance` holds (or, with nil, that it stopped).
     func recordInstanceMasterKeys(instance: String, masterKeyIDs: [String]?, at instant: Instant) throws
+
+    /// Records an extension, hold or refusal and, in the same transaction, its effect on the request's open
+    /// erasure jobs: an extension moves their deadline (never earlier), a refusal cancels them with the reason
+    /// `refused: <basis>`, a hold keeps ``claimErasureSteps(now:owner:leaseUntil:limit:)`` off every step of the
+    /// request until ``releaseRequestHold(_:at:reason:)``. Returns the row id.
+    func recordRequestDecision(_ decision: NewRequestDecision) throws -> Int64
+
+    /// Releases the request's holds in force; returns how many were.
+    func releaseRequestHold(_ request: DeletionRequestKey, at instant: Instant, reason: String) throws -> Int
 
     /// Cancels every unfinished job of the account whose rule says `cancelIfRelinked` (``ErasureJob``'s own
     /// rule), recording `reason`; returns the ids cancelled.

@@ -65,8 +65,11 @@ struct AdminOpenAPITests {
     @Test("every documented operation answers with the token, with a status it documents, never 404/405")
     func everyOperationAnswers() async throws {
         // The seeded jobs are driven by hand here, not by the runner.
+        // The shipped policies: the seeded jobs' `default@1` states the extension a request decision records.
         let harness = try ServiceHarness(
-            extraConfiguration: ["erasure": ["runInServe": false]], adminToken: AdminAPITests.token)
+            extraConfiguration: [
+                "erasure": ["runInServe": false], "policiesDirectory": .string(ErasureScenario.shippedPolicies),
+            ], adminToken: AdminAPITests.token)
         let service = try await harness.start()
         let deadID = try await AdminAPITests.deadMessage(in: service.context.store)
         _ = try await AdminAPITests.call(harness, "PUT", AdminAPITests.accountPath() + "/link")
@@ -76,12 +79,28 @@ struct AdminOpenAPITests {
             "{app}": ServiceHarness.appID, "{sub}": PercentDecoding.encode(TestFixtures.subject),
             "{target}": "backend",
         ]
-        // Reads first, then the changes, deletion last so link still finds a live account.
+        // Reads first, then the changes; the request decisions after the job routes (a refusal cancels the
+        // seeded jobs), a hold before its release; deletion last so link still finds a live account.
         let order = ["GET", "PUT", "POST"]
-        let operations = try Self.operations(try Self.document()).sorted {
-            (order.firstIndex(of: $0.method) ?? 9, $0.path.hasSuffix("deletion") ? 1 : 0)
-                < (order.firstIndex(of: $1.method) ?? 9, $1.path.hasSuffix("deletion") ? 1 : 0)
+        let decisions = ["/request/extension", "/request/hold", "/request/release", "/request/refusal"]
+        func rank(_ path: String) -> Int {
+            if path.hasSuffix("deletion") { return 9 }
+            return (decisions.firstIndex { path.hasSuffix($0) }).map { $0 + 1 } ?? 0
         }
+        let operations = try Self.operations(try Self.document()).sorted {
+            (order.firstIndex(of: $0.method) ?? 9, rank($0.path)) < (
+                order.firstIndex(of: $1.method) ?? 9, rank($1.path)
+            )
+        }
+        let now = SystemClock().now()
+        let bodies = [
+            "/request/extension": JSONValue.object([
+                "reason": "many systems to search", "noticeAt": .string(now.iso8601),
+                "deadline": .string(now.adding(seconds: 30 * 86_400).iso8601),
+            ]),
+            "/request/hold": ["grounds": "litigation hold"], "/request/release": ["reason": "lifted"],
+            "/request/refusal": ["basis": "Cal. Civ. Code §1798.105(d)(2)"],
+        ]
         #expect(operations.count == AdminRoute.all.count)
         for operation in operations {
             var target = operation.path
@@ -94,9 +113,11 @@ struct AdminOpenAPITests {
             // A required query parameter gets the value of the path parameter of the same name.
             let query = operation.requiredQuery.compactMap { name in values["{\(name)}"].map { "\(name)=\($0)" } }
             if !query.isEmpty { target += "?" + query.joined(separator: "&") }
-            let answer = try await AdminAPITests.call(harness, operation.method, target)
+            let body = bodies.first { operation.path.hasSuffix($0.key) }?.value.serialized()
+            let answer = try await AdminAPITests.call(harness, operation.method, target, body: body)
             #expect(answer.status != 404 && answer.status != 405, "\(operation.method) \(operation.path)")
-            #expect(answer.status == 200, "\(operation.method) \(operation.path) answered \(answer.status)")
+            #expect(
+                answer.status == 200, "\(operation.method) \(operation.path) answered \(answer.status) \(answer.text)")
             #expect(operation.responses.contains(String(answer.status)), "\(operation.method) \(operation.path)")
             if operation.path == "/metrics" {
                 // The one operation documented as text/plain: the Prometheus exposition.

@@ -148,6 +148,16 @@ struct CommandLineRulesTests {
             (["report", "verify", "--json"] + config, 0),
             (["report", "lookup", "--app", "shop", "--sub", subject, "--json"] + config, 0),
             (["report", "requests", "--app", "shop", "--json"] + config, 0),
+            // The app erases nothing, so the deleted account has no request with an erasure job to decide on.
+            (["request", "hold", "--app", "shop", "--sub", subject, "--grounds", "g", "--json"] + config, 1),
+            (["request", "release", "--app", "shop", "--sub", subject, "--reason", "r", "--json"] + config, 1),
+            (["request", "refuse", "--app", "shop", "--sub", subject, "--basis", "b", "--json"] + config, 1),
+            (
+                [
+                    "request", "extend", "--app", "shop", "--sub", subject, "--reason", "r", "--notice-at",
+                    "2026-01-01T00:00:00Z", "--deadline", "2026-02-01T00:00:00Z", "--json",
+                ] + config, 1
+            ),
             (["endpoint", "check", "http://127.0.0.1:1/apple", "--timeout", "1", "--json"], 1),
             (["apple", "check", "--json"] + config, 1),
             (["bench", "reconcile", "--accounts", "200", "--json"], 0),

@@ -55,6 +55,13 @@ struct AdminAPIClient {
         }
     }
 
+    func requestDecision(
+        _ decision: RequestDecision, app: String, subject: String, body: RequestDecisionBody
+    ) async throws -> Result<JSONValue, AdminError> {
+        let path = "/v1/apps/\(PercentDecoding.encode(app))/accounts/\(PercentDecoding.encode(subject))/request/"
+        return try await send("POST", path + decision.rawValue, body: body.document(for: decision))
+    }
+
     func outboxList(status: OutboxStatus?, limit: Int?, after: Int64?) async throws -> Result<JSONValue, AdminError> {
         var query: [String] = []
         if let status { query.append("status=\(status.rawValue)") }

@@ -47,8 +47,8 @@ struct ReportCommand: LifecycleCommand {
                   "manifests", "logs"}.
         requests  the request ledger's totals for one app and year (or [--from, --to)), as a business
                   publishes them (CCPA regulations §7102): requests received, complied with in whole, in
-                  part (categories kept under another law), denied (always 0: the service refuses no
-                  deletion request), withdrawn (the user signed in again), open, and the median days from
+                  part (categories kept under another law), denied (refused on a recorded basis:
+                  lifecycle request refuse), withdrawn (the user signed in again), open, and the median days from
                   event to answer with its sample size. Writes nothing. --json prints the whole ledger:
                   {"app", "period", "totals", "requests": [one entry per request]}, as GET /v1/requests.
         lookup    prints the pseudonym reports use for one subject, for a data-subject inquiry.

@@ -11,6 +11,8 @@ public struct ErasurePolicy: Hashable, Sendable {
     public var timeZoneIdentifier: String
     public var rules: [ErasureRule]
     public var retain: [RetentionRule]
+    /// How far the law lets a request's deadline be extended (the `extension` member); nil allows none.
+    public var extensionTerms: ExtensionTerms? = nil
     /// The file's bytes exactly as read: what the caller hashes (SHA-256) to freeze `id@version#hash` on
     /// each job. Hashing lives with the crypto module, not here.
     public var canonicalBytes: [UInt8]

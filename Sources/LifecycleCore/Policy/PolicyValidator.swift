@@ -9,7 +9,8 @@ import Foundation
 /// durations as ``ISODuration`` and not negative; `within` on every rule; `after` never longer than `within`
 /// for any event date; `retain[].for` and `retain[].basis` present; no category both erased and retained.
 public enum PolicyValidator {
-    static let topLevelKeys = ["id", "version", "jurisdiction", "timezone", "rules", "retain"]
+    static let topLevelKeys = ["id", "version", "jurisdiction", "timezone", "rules", "retain", "extension"]
+    static let extensionKeys = ["further", "noticeWithin", "basis"]
     static let ruleKeys = ["on", "erase", "after", "within", "basis", "cancelIfRelinked"]
     static let retainKeys = ["category", "for", "basis", "separate"]
 
@@ -82,12 +83,36 @@ public enum PolicyValidator {
             }
         }
 
+        var extensionTerms: ExtensionTerms? = nil
+        switch fields["extension"] {
+        case nil: break
+        case .object(let members):
+            check.unknownKeys(members, allowed: extensionKeys, at: "extension")
+            let further = check.duration(members, "further", at: "extension")
+            let notice = check.duration(members, "noticeWithin", at: "extension")
+            let basis = check.string(members, "basis", at: "extension", required: true, nonEmpty: true)
+            for key in ["further", "noticeWithin"] where members[key] == nil {
+                check.fail(
+                    .missingField, "extension.\(key)", "\"\(key)\" is missing",
+                    "add \"\(key)\" as an ISO 8601 duration, e.g. \"P2M\" (GDPR) or \"P45D\" (CCPA)")
+            }
+            if let further, let notice, let basis {
+                extensionTerms = ExtensionTerms(further: further, noticeWithin: notice, basis: basis)
+            }
+        case .some(let other):
+            check.fail(
+                .wrongType, "extension", "\"extension\" must be an object, found \(other.kindName)",
+                "write { \"further\": \"P2M\", \"noticeWithin\": \"P1M\", \"basis\": \"…\" }")
+        }
+
         guard check.errors.isEmpty, let id, let jurisdiction, let zoneName else {
             throw PolicyValidationFailure(errors: check.errors)
         }
-        return ErasurePolicy(
+        var policy = ErasurePolicy(
             id: id, version: version, jurisdiction: jurisdiction, timeZoneIdentifier: zoneName, rules: rules,
             retain: retain, canonicalBytes: bytes)
+        policy.extensionTerms = extensionTerms
+        return policy
     }
 }
 

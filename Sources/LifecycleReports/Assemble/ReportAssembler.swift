@@ -63,6 +63,10 @@ public struct ReportAssembler: Sendable {
             if event.kind == .inAppDeletion {
                 result.row.appleRevocation = inputs.appleRevocations[event.subject].map(ReportAppleRevocation.init)
             }
+            let decisions = (inputs.requestDecisions[event.subject] ?? []).filter {
+                $0.request.trigger == trigger && $0.request.eventTime == event.eventTime
+            }
+            if Self.apply(decisions, to: &result.row) { result.deletionCase = nil }
             return result
         }
         rows.sort {
@@ -194,6 +198,35 @@ public struct ReportAssembler: Sendable {
             row.outcome = .pending
         }
         return (row, deletionCase, failedJobs)
+    }
+
+    /// Puts a request's extension, holds and refusal on its row. A request that was ever held claims no
+    /// timeliness: `onTime` is nil and it is left out of the on-time and completion statistics (the returned
+    /// true), since the hold, not the service, set when the erasure could run.
+    static func apply(_ decisions: [StoredRequestDecision], to row: inout ReportSubjectRow) -> Bool {
+        for stored in decisions {
+            let decision = stored.decision
+            switch decision.kind {
+            case .extension:
+                if let notice = decision.noticeAt, let previous = decision.previousDeadline,
+                    let new = decision.newDeadline
+                {
+                    row.extension = ReportExtension(
+                        reason: decision.reason, noticeAt: notice, previousDeadline: previous, newDeadline: new,
+                        recordedAt: decision.recordedAt)
+                }
+            case .hold:
+                row.holds.append(
+                    ReportHold(
+                        grounds: decision.reason, heldAt: decision.recordedAt, releasedAt: stored.releasedAt,
+                        releaseReason: stored.releaseReason))
+            case .refusal:
+                row.denial = ReportDenial(basis: decision.reason, deniedAt: decision.recordedAt)
+            }
+        }
+        guard !row.holds.isEmpty else { return false }
+        row.onTime = nil
+        return true
     }
 
     /// The re-link cancellation of a request's jobs: when, why (each distinct recorded reason) and which steps.

@@ -9,7 +9,7 @@ public struct ReportLedgerTotals: Hashable, Sendable {
     public var compliedInWhole: Int
     /// Erased with categories kept under another law (``ReportResponse/compliedInPart``).
     public var compliedInPart: Int
-    /// Refused. The service refuses no deletion request, so this is always 0; it is stated, not left out.
+    /// Refused on a recorded basis (``ReportResponse/denied``).
     public var denied: Int
     /// Withdrawn by the user signing in again (``ReportResponse/withdrawn``).
     public var withdrawn: Int
@@ -25,7 +25,7 @@ public struct ReportLedgerTotals: Hashable, Sendable {
         received = rows.count
         compliedInWhole = count(.complied)
         compliedInPart = count(.compliedInPart)
-        denied = 0
+        denied = count(.denied)
         withdrawn = count(.withdrawn)
         open = count(.open)
         let days = rows.compactMap { row in

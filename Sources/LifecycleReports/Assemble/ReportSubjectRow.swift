@@ -30,6 +30,15 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var appleRevocation: ReportAppleRevocation? = nil
     /// What a re-link cancelled of the request; nil when nothing was cancelled.
     public var cancellation: ReportCancellation? = nil
+    /// The extension of its deadline; nil when none was recorded.
+    public var `extension`: ReportExtension? = nil
+    /// The legal holds placed on it, oldest first (each with its release, when released).
+    public var holds: [ReportHold] = []
+    /// The refusal and its basis; nil when it was not refused.
+    public var denial: ReportDenial? = nil
+
+    /// True while a legal hold is in force.
+    public var isHeld: Bool { holds.contains { $0.releasedAt == nil } }
 
     /// When the service had recorded the request durably and so acknowledged it: the answer to Apple or the app
     /// (200, `accepted`) is sent only after the commit of the transaction stamped `receivedAt`. Nil for a
@@ -37,13 +46,14 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var acknowledgedAt: Instant? { source == .reconciler ? nil : receivedAt }
 
     /// The nature of the response (``ReportResponse``).
-    public var response: ReportResponse { outcome.response }
+    public var response: ReportResponse { denial == nil ? outcome.response : .denied }
 
     /// When the response was given: completion of the erasure, or the re-link that withdrew it; nil while open.
     public var respondedAt: Instant? {
         switch response {
         case .complied, .compliedInPart: completedAt
         case .withdrawn: cancellation?.cancelledAt
+        case .denied: denial?.deniedAt
         case .open: nil
         }
     }

@@ -56,21 +56,25 @@ public struct ReportCollector: Sendable {
             subjectJobs += try await jobs.erasureJobs(app: app, subject: subject)
         }
         let ordered = subjects.sorted()
-        let (keys, masterKeys, revocations, types) = try await store.read { reader in
+        let (keys, masterKeys, revocations, types, decisions) = try await store.read { reader in
             var keys: [String: [StoredSubjectKey]] = [:]
             var revocations: [String: StoredAppleRevocation] = [:]
+            var decisions: [String: [StoredRequestDecision]] = [:]
             for subject in ordered {
                 keys[subject] = try reader.subjectKeys(app: app, subject: subject)
                 revocations[subject] = try reader.appleRevocation(app: app, subject: subject)
+                let recorded = try reader.requestDecisions(app: app, subject: subject)
+                if !recorded.isEmpty { decisions[subject] = recorded }
             }
             let types = try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
-            return (keys, try reader.masterKeys(), revocations, types)
+            return (keys, try reader.masterKeys(), revocations, types, decisions)
         }
         var inputs = ReportInputs(
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: subjectJobs,
             findingRun: try await findings.lastReconcile(app: app), subjectKeys: keys, masterKeys: masterKeys)
         inputs.appleRevocations = revocations
         inputs.notificationTypes = types
+        inputs.requestDecisions = decisions
         return inputs
     }
 }

@@ -22,6 +22,9 @@ public struct ReportInputs: Sendable {
     /// Notifications stored with event time in the period, by type as Apple sent it (unknown types too: they
     /// are kept, acknowledged and applied to nothing).
     public var notificationTypes: [String: Int] = [:]
+    /// The extensions, holds and refusals of the subjects concerned, by subject
+    /// (``StoreReader/requestDecisions(app:subject:)``).
+    public var requestDecisions: [String: [StoredRequestDecision]] = [:]
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],

@@ -9,7 +9,7 @@ public enum ReportCSVRenderer {
         "subject", "event_type", "source", "event_time", "received_at", "policy", "deadline", "outcome", "on_time",
         "completed_at", "days_to_complete", "verification", "targets", "retained", "backups_beyond_use_by",
         "master_key_retired_at", "remaining_copies", "apple_revocation", "acknowledged_at", "extension", "denial",
-        "response", "responded_at", "cancellation",
+        "response", "responded_at", "cancellation", "holds",
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
@@ -25,8 +25,10 @@ public enum ReportCSVRenderer {
                     .joined(separator: "; "),
                 row.remainingCopies?.backupsBeyondUseBy?.iso8601 ?? "",
                 row.remainingCopies?.masterKey?.retiredAt?.iso8601 ?? "", row.remainingCopies?.statement ?? "",
-                row.appleRevocation?.summaryText ?? "", row.acknowledgedAt?.iso8601 ?? "", "none", "none",
+                row.appleRevocation?.summaryText ?? "", row.acknowledgedAt?.iso8601 ?? "",
+                row.extension?.summaryText ?? "none", row.denial?.summaryText ?? "none",
                 row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
+                row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "),
             ]
             lines.append(values.map(field).joined(separator: ","))
         }

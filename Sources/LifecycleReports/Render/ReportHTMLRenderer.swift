@@ -320,14 +320,14 @@ public enum ReportHTMLRenderer {
         var html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
         html +=
             "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
-            + "came from, its times, its answer and what a re-link cancelled. Extensions and denials: the service "
-            + "grants no extension of a deadline and refuses no deletion request, so there are none to show.</p>\n"
+            + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
+            + "hold or denial with its reason.</p>\n"
         guard !dataset.subjects.isEmpty else {
             return html + "<p class=\"empty\">No deletion request in this period.</p>\n</section>\n"
         }
         html += "<table class=\"request-table\">\n<thead><tr>"
-        html += ["Event and source", "Times (UTC)", "Outcome", "Policy", "Cancelled steps"].map { "<th>\($0)</th>" }
-            .joined()
+        html += ["Event and source", "Times (UTC)", "Outcome", "Policy", "Cancelled steps, extension, hold, denial"]
+            .map { "<th>\($0)</th>" }.joined()
         html += "</tr></thead>\n"
         for row in dataset.subjects {
             let cancelled =
@@ -335,10 +335,27 @@ public enum ReportHTMLRenderer {
                     cancellation.steps.map(token).joined(separator: "<br>") + "<div class=\"label\">"
                         + e(cancellation.reason) + "</div>"
                 } ?? "none"
+            var decisions = ""
+            if let value = row.extension {
+                decisions +=
+                    "<div><span class=\"label\">extension</span> to \(token(value.newDeadline.iso8601)), told "
+                    + "\(token(value.noticeAt.iso8601)): \(e(value.reason))</div>"
+            }
+            for hold in row.holds {
+                decisions +=
+                    "<div><span class=\"label\">legal hold</span> \(token(hold.heldAt.iso8601)): \(e(hold.grounds))"
+                    + (hold.releasedAt.map { "; released \(token($0.iso8601))" } ?? "; in force") + "</div>"
+            }
+            if let denial = row.denial {
+                decisions +=
+                    "<div><span class=\"label\">denied</span> \(token(denial.deniedAt.iso8601)): \(e(denial.basis))</div>"
+            }
+            let onTimeText =
+                row.onTime.map { $0 ? "yes" : "no" } ?? (row.holds.isEmpty ? "not yet decided" : "not claimed: held")
             let outcome = [
                 "<div class=\"outcome-\(row.outcome.rawValue)\">\(token(row.outcome.rawValue))</div>",
                 "<div><span class=\"label\">answer</span> \(token(row.response.rawValue))</div>",
-                "<div><span class=\"label\">on time</span> \(row.onTime.map { $0 ? "yes" : "no" } ?? "not yet decided")</div>",
+                "<div><span class=\"label\">on time</span> \(onTimeText)</div>",
                 row.daysToComplete.map { "<div><span class=\"label\">days</span> \(daysText($0))</div>" } ?? "",
                 "<div><span class=\"label\">verification</span> \(token(row.verification.rawValue))</div>",
             ].joined()
@@ -352,7 +369,7 @@ public enum ReportHTMLRenderer {
             html +=
                 "<tr><td>\(token(row.eventType))<div><span class=\"label\">from</span> "
                 + "\(token(row.source.rawValue))</div></td><td>\(times)</td><td>\(outcome)</td>"
-                + "<td>\(policyText(row.policy))</td><td>\(cancelled)</td></tr>\n</tbody>\n"
+                + "<td>\(policyText(row.policy))</td><td>\(cancelled)\(decisions)</td></tr>\n</tbody>\n"
         }
         return html + "</table>\n</section>\n"
     }
@@ -410,7 +427,7 @@ public enum ReportHTMLRenderer {
             (
                 "answer",
                 "The response in the terms of a request ledger: complied, complied-in-part (completed with "
-                    + "exceptions), withdrawn (cancelled by a re-link), open (pending, failed or overdue)."
+                    + "exceptions), withdrawn (cancelled by a re-link), denied (refused, with its basis), open (pending, failed or overdue)."
             ),
             (
                 "on time, decided",
@@ -458,8 +475,17 @@ public enum ReportHTMLRenderer {
             ),
             (
                 "extension, denial",
-                "The service grants no extension of a deadline and refuses no deletion request; the JSON report "
-                    + "carries both as null for every request."
+                "An extension is more time to answer a request, allowed by the policy's law (GDPR Art. 12(3): two "
+                    + "further months, the person told within the first month; CCPA regulations §7021(b): 45 more "
+                    + "days, 90 in all, with notice within the first 45): the new deadline, when the person was "
+                    + "told, and why. A denial (answer denied) refuses the request on the basis shown, e.g. a CCPA "
+                    + "§1798.105(d) exception: its open erasure steps were cancelled, so its outcome is cancelled."
+            ),
+            (
+                "legal hold",
+                "An order or duty to preserve (e.g. litigation) that stops the erasure while it is in force; the "
+                    + "erasure runs once it is released. A request that was held claims no on-time answer "
+                    + "(on time: not claimed: held) and is left out of the on-time rate and day statistics."
             ),
             (
                 "pseudonym",

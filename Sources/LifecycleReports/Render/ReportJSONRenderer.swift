@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/3`,
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/4`,
 /// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
@@ -115,8 +115,9 @@ public enum ReportJSONRenderer {
             "acknowledgedAt": optional(value.acknowledgedAt),
             "policy": optional(value.policy),
             "deadline": optional(value.deadline),
-            "extension": .null,
-            "denial": .null,
+            "extension": ReportLedgerRenderer.extensionValue(value.extension),
+            "holds": ReportLedgerRenderer.holdsValue(value.holds),
+            "denial": ReportLedgerRenderer.denialValue(value.denial),
             "outcome": .string(value.outcome.rawValue),
             "response": .string(value.response.rawValue),
             "respondedAt": optional(value.respondedAt),

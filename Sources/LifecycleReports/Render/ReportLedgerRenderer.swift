@@ -44,8 +44,9 @@ public enum ReportLedgerRenderer {
             "acknowledgedAt": optional(row.acknowledgedAt),
             "policy": row.policy.map { .string($0) } ?? .null,
             "deadline": optional(row.deadline),
-            "extension": .null,
-            "denial": .null,
+            "extension": extensionValue(row.extension),
+            "holds": holdsValue(row.holds),
+            "denial": denialValue(row.denial),
             "retained": .array(
                 row.retained.map { item in
                     [
@@ -63,5 +64,33 @@ public enum ReportLedgerRenderer {
                 ]
             } ?? .null,
         ]
+    }
+
+    /// `extension`: `{reason, noticeAt, previousDeadline, newDeadline, recordedAt}` or null.
+    package static func extensionValue(_ value: ReportExtension?) -> JSONValue {
+        guard let value else { return .null }
+        return [
+            "reason": .string(value.reason), "noticeAt": .string(value.noticeAt.iso8601),
+            "previousDeadline": .string(value.previousDeadline.iso8601),
+            "newDeadline": .string(value.newDeadline.iso8601), "recordedAt": .string(value.recordedAt.iso8601),
+        ]
+    }
+
+    /// `holds[]`: `{grounds, heldAt, releasedAt, releaseReason}`, oldest first.
+    package static func holdsValue(_ holds: [ReportHold]) -> JSONValue {
+        .array(
+            holds.map { hold in
+                [
+                    "grounds": .string(hold.grounds), "heldAt": .string(hold.heldAt.iso8601),
+                    "releasedAt": optional(hold.releasedAt),
+                    "releaseReason": hold.releaseReason.map { .string($0) } ?? .null,
+                ]
+            })
+    }
+
+    /// `denial`: `{basis, deniedAt}` or null.
+    package static func denialValue(_ value: ReportDenial?) -> JSONValue {
+        guard let value else { return .null }
+        return ["basis": .string(value.basis), "deniedAt": .string(value.deniedAt.iso8601)]
     }
 }

@@ -28,9 +28,8 @@ public enum ReportOutcome: String, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// The nature of the response to a deletion request (CCPA regulations §7101(a), §7102(a)). The service refuses
-/// no deletion request and grants itself no extension: there is no denial, legal hold or extension to record,
-/// and the reports say so (`denial` and `extension` are `null`).
+/// The nature of the response to a deletion request (CCPA regulations §7101(a), §7102(a)). An extension or a
+/// legal hold is not a response: the request stays `open` and the row shows them (`extension`, `holds`).
 public enum ReportResponse: String, Hashable, Sendable, CaseIterable {
     /// Erased everywhere the policy names.
     case complied = "complied"
@@ -38,7 +37,10 @@ public enum ReportResponse: String, Hashable, Sendable, CaseIterable {
     case compliedInPart = "complied-in-part"
     /// The user came back (signed in again) before the erasure finished: the cancellable part was withdrawn.
     case withdrawn = "withdrawn"
-    /// Not answered yet (pending, failed or overdue).
+    /// Refused on a stated basis (the row's `denial`, e.g. a CCPA §1798.105(d) exception): its open erasure
+    /// jobs were cancelled.
+    case denied = "denied"
+    /// Not answered yet (pending, failed or overdue), held or not.
     case open = "open"
 }
 

@@ -22,11 +22,16 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case unknownMessage = "unknown_message"
     case unknownField = "unknown_field"
     case unknownParameter = "unknown_parameter"
+    case unknownRequest = "unknown_request"
     // The request conflicts with the current state.
     case accountDeleted = "account_deleted"
     case nothingToRetry = "nothing_to_retry"
     case notWaiting = "not_waiting"
     case notDead = "not_dead"
+    case requestClosed = "request_closed"
+    case alreadyExtended = "already_extended"
+    case alreadyHeld = "already_held"
+    case notHeld = "not_held"
     // A value of the request is not acceptable.
     case invalidQuery = "invalid_query"
     case invalidLimit = "invalid_limit"
@@ -43,6 +48,10 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case eventTimeInFuture = "event_time_in_future"
     case invalidPeriod = "invalid_period"
     case malformedBody = "malformed_body"
+    case extensionNotAllowed = "extension_not_allowed"
+    case invalidDeadline = "invalid_deadline"
+    case invalidNoticeAt = "invalid_notice_at"
+    case invalidReason = "invalid_reason"
 
     /// The spelling on the wire, also in messages (`\(code)` prints it, not the case name).
     public var description: String { rawValue }

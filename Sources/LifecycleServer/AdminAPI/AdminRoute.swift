@@ -4,7 +4,7 @@
 struct AdminRoute: Sendable, Hashable {
     enum Endpoint: Sendable, Hashable {
         case account, link, appleToken, deletion, outbox, outboxRetry, findings, jobs, jobRetry, jobStepComplete,
-            requests, openAPI, metrics
+            requests, openAPI, metrics, requestExtension, requestHold, requestRelease, requestRefusal
     }
 
     var endpoint: Endpoint
@@ -16,6 +16,13 @@ struct AdminRoute: Sendable, Hashable {
         AdminRoute(endpoint: .link, method: "PUT", template: "/v1/apps/{app}/accounts/{sub}/link"),
         AdminRoute(endpoint: .appleToken, method: "GET", template: "/v1/apps/{app}/accounts/{sub}/apple-token"),
         AdminRoute(endpoint: .deletion, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/deletion"),
+        AdminRoute(
+            endpoint: .requestExtension, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/request/extension"),
+        AdminRoute(endpoint: .requestHold, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/request/hold"),
+        AdminRoute(
+            endpoint: .requestRelease, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/request/release"),
+        AdminRoute(
+            endpoint: .requestRefusal, method: "POST", template: "/v1/apps/{app}/accounts/{sub}/request/refusal"),
         AdminRoute(endpoint: .outbox, method: "GET", template: "/v1/outbox"),
         AdminRoute(endpoint: .outboxRetry, method: "POST", template: "/v1/outbox/{id}/retry"),
         AdminRoute(endpoint: .findings, method: "GET", template: "/v1/findings"),

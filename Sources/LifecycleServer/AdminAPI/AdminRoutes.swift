@@ -14,6 +14,7 @@ struct AdminRoutes: Sendable {
     let findings: FindingOperations
     let jobs: JobOperations
     let ledger: RequestOperations
+    let decisions: RequestDecisionOperations
     let requests: Counter
     /// The bytes of `admin.openapi.json`, nil when the resource is missing from the installation.
     let openAPIDocument: [UInt8]?
@@ -25,6 +26,7 @@ struct AdminRoutes: Sendable {
         findings = FindingOperations(context: context)
         jobs = JobOperations(context: context, runner: erasure)
         ledger = RequestOperations(context: context)
+        decisions = RequestDecisionOperations(context: context)
         openAPIDocument = AdminOpenAPI.document
         requests = context.metrics.counter(
             "lifecycle_admin_requests_total", help: "Admin API requests by route and status code.")
@@ -136,6 +138,13 @@ struct AdminRoutes: Sendable {
             )
         case .requests:
             return (name, .jsonDocument(try await ledger.list(query: request.query)))
+        case .requestExtension, .requestHold, .requestRelease, .requestRefusal:
+            let decision = Self.decision(endpoint) ?? .hold
+            let body = try RequestDecisionBody.parse(request.body, for: decision)
+            return (
+                name,
+                .jsonDocument(try await decisions.record(decision, app: app, subject: subject, body: body))
+            )
         case .openAPI:
             guard let document = openAPIDocument else {
                 throw AdminError(
@@ -162,6 +171,20 @@ struct AdminRoutes: Sendable {
         case .requests: "requests"
         case .openAPI: "openapi"
         case .metrics: "metrics"
+        case .requestExtension: "request_extension"
+        case .requestHold: "request_hold"
+        case .requestRelease: "request_release"
+        case .requestRefusal: "request_refusal"
+        }
+    }
+
+    static func decision(_ endpoint: AdminRoute.Endpoint) -> RequestDecision? {
+        switch endpoint {
+        case .requestExtension: .extension
+        case .requestHold: .hold
+        case .requestRelease: .release
+        case .requestRefusal: .refusal
+        default: nil
         }
     }
 

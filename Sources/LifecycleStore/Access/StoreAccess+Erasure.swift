@@ -182,6 +182,10 @@ extension StoreAccess {
                         AND (s.target <> $4 OR NOT EXISTS (
                             SELECT 1 FROM apple_revocations AS r
                             WHERE r.app = j.app AND r.sub = j.sub AND r.status = 'pending'))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM request_decisions AS h
+                            WHERE h.app = j.app AND h.sub = j.sub AND h.trigger = j.trigger
+                                AND h.event_time_ms = j.event_time_ms AND h.kind = 'hold' AND h.released_at_ms IS NULL)
                     ORDER BY j.deadline_ms, s.job_id, s.ordinal
                     LIMIT $5\(dialect.skipLocked(of: "s")))
                 UPDATE erasure_steps SET status = 'running', attempts = attempts + 1, lease_owner = $1,

@@ -32,6 +32,7 @@ enum StoreSchema {
             Migration(version: 14, name: "apple-revocations", sql: appleRevocations(dialect)),
             Migration(version: 15, name: "apple-token-probe-retry", sql: appleTokenProbeRetry(dialect)),
             Migration(version: 16, name: "notification-payloads-held", sql: notificationPayloadsHeld),
+            Migration(version: 17, name: "request-decisions", sql: requestDecisions(dialect)),
         ]
     }
 
@@ -446,4 +447,32 @@ enum StoreSchema {
 
     static let payloadHeld =
         "(raw_jws IS NOT NULL OR email IS NOT NULL OR sealed_raw_jws IS NOT NULL OR sealed_email IS NOT NULL)"
+
+    /// What the controller decided about a deletion request besides erasing it (GDPR Art. 12(3) and CCPA
+    /// regulations §7021(b) extensions, §7101(a) denials, legal holds): one row per decision, never deleted
+    /// (the request ledger is kept 24 months at least, §7101(b), and erasure deletes no ledger row). A request
+    /// is (app, sub, trigger, event time), the key its erasure jobs carry. A hold is in force while
+    /// `released_at_ms` is NULL; the erasure runner claims no step of a held request.
+    static func requestDecisions(_ dialect: SQLDialect) -> String {
+        """
+        CREATE TABLE request_decisions (
+            id \(dialect.id),
+            app \(dialect.orderedText) NOT NULL,
+            sub \(dialect.orderedText) NOT NULL,
+            trigger \(dialect.orderedText) NOT NULL,
+            event_time_ms \(dialect.integer) NOT NULL,
+            kind \(dialect.orderedText) NOT NULL CHECK (kind IN ('extension', 'hold', 'refusal')),
+            reason TEXT NOT NULL,
+            notice_at_ms \(dialect.integer),
+            previous_deadline_ms \(dialect.integer),
+            new_deadline_ms \(dialect.integer),
+            recorded_at_ms \(dialect.integer) NOT NULL,
+            released_at_ms \(dialect.integer),
+            release_reason TEXT
+        );
+        CREATE INDEX request_decisions_request ON request_decisions (app, sub, trigger, event_time_ms, id);
+        CREATE INDEX request_decisions_held ON request_decisions (app, sub)
+            WHERE kind = 'hold' AND released_at_ms IS NULL;
+        """
+    }
 }

@@ -93,7 +93,7 @@ struct AppleRevocationServeTests {
         #expect(row["appleRevocation"]?["verifiedAt"]?.stringValue != nil)
         #expect(row["appleRevocation"]?["advice"] == .null)
         #expect(document["summary"]?["appleRevocations"]?["verified"] == .integer(1), "\(document)")
-        #expect(document["schema"] == "accountlifecycle.deletion-report/3")
+        #expect(document["schema"] == "accountlifecycle.deletion-report/4")
 
         #expect(await fixture.stop() == [0])
         let files = try ForensicScan.files(in: fixture.directory.path)
