@@ -86,12 +86,11 @@ public struct SignalStreamManager: Sendable {
         let url = try endpoint(endpointURL)
         if provider.profile == .googleRISC { return try await googleUpdate(events: events, endpointURL: url) }
         let configuration = try await configurationEndpoint()
-        var body: JSONObject = [
+        let body: JSONObject = [
             "delivery": .object(try delivery(url)),
             "events_requested": .array(eventsRequested(events).map(JSONValue.string)),
             "description": .string("lifecycle \(app)/\(provider.id)"),
         ]
-        if let streamID = provider.stream.streamID { body["stream_id"] = .string(streamID) }
         let answer = try await client.send(
             "POST", configuration, body: .object(body), authorization: try managementAuthorization())
         try TransmitterClient.expect(answer, [200, 201], call: "POST \(configuration)")
