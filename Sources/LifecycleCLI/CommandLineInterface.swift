@@ -10,8 +10,7 @@ public enum CommandLineInterface {
         ServeCommand.self, InspectCommand.self, IngestCommand.self, SimulateCommand.self, MigrateCommand.self,
         BenchCommand.self, DevSetupCommand.self, AccountCommand.self, OutboxCommand.self, PolicyCommand.self,
         JobsCommand.self, RequestCommand.self, ReportCommand.self, KeysCommand.self, BackupCommand.self,
-        RestoreCommand.self,
-        DemoCommand.self,
+        RestoreCommand.self, DemoCommand.self, SignalsCommand.self,
     ]
 
     static var overview: String {

@@ -1,7 +1,8 @@
 import COpenSSL
 
-/// An RSA private key. Apple holds the real ones; this type exists for `lifecycle simulate`, the local demo,
-/// benchmarks and tests, which mint notifications the verifier accepts.
+/// An RSA private key. Apple holds the real ones of its notifications; this type exists for `lifecycle
+/// simulate`, the local demo, benchmarks and tests, which mint notifications the verifier accepts, and for the
+/// Google service account key whose self-signed JWT authorises `lifecycle signals stream` at Google's RISC API.
 public struct RSAPrivateKey: Sendable {
     public let key: EVPKey
 

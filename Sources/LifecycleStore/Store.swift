@@ -164,6 +164,12 @@ public protocol StoreReader {
         app: String, typeURI: String, from: Instant, to: Instant, limit: Int
     ) throws -> [(subject: String, receivedAt: Instant)]
 
+    /// The subjects and receipt times of the app's security events of type `typeURI` whose stored subject
+    /// starts with `subjectPrefix`, newest first, at most `limit` (a provider's stream events).
+    func latestSecurityEvents(
+        app: String, typeURI: String, subjectPrefix: String, limit: Int
+    ) throws -> [(subject: String, receivedAt: Instant)]
+
     // MARK: Daily reports
 
     /// The record that the app's reports for `day` were written, nil while they are not.

@@ -125,6 +125,15 @@ struct CommandLineRulesTests {
                     [
                         "teamId": "TEAMA1B2C3", "keyId": "KEYA1B2C3D", "privateKeyFile": .string(keyFile),
                         "clients": [["id": .string(ServeFixture.clientID), "kind": "native"]],
+                    ]
+                ).adding(
+                    "signals",
+                    [
+                        // A transmitter where nothing listens: `signals stream show` fails, in JSON.
+                        [
+                            "provider": "ssf", "id": "idp", "issuer": "https://127.0.0.1:1/", "jwks": "jwks.json",
+                            "audience": ["https://receiver.example.com/"], "stream": ["timeoutSeconds": 2],
+                        ]
                     ])
             ]
         }
@@ -158,6 +167,7 @@ struct CommandLineRulesTests {
                     "2026-01-01T00:00:00Z", "--deadline", "2026-02-01T00:00:00Z", "--json",
                 ] + config, 1
             ),
+            (["signals", "stream", "show", "--app", "shop", "--provider", "idp", "--json"] + config, 2),
             (["endpoint", "check", "http://127.0.0.1:1/apple", "--timeout", "1", "--json"], 1),
             (["apple", "check", "--json"] + config, 1),
             (["bench", "reconcile", "--accounts", "200", "--json"], 0),

@@ -82,6 +82,31 @@ struct SignalConfigurationTests {
                 [["provider": "google-risc", "audience": ["a"], "secret": "x"]],
                 "apps[0].signals[0].secret: unknown key"
             ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "stream": ["delivery": "poll"]]],
+                "apps[0].signals[0].stream.delivery: poll delivery (RFC 8936) is not supported yet"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "stream": ["tokenFile": "t"]]],
+                "apps[0].signals[0].stream.tokenFile: google-risc is authorised by a service account"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["serviceAccountFile": "sa.json"],
+                    ]
+                ],
+                "apps[0].signals[0].stream.serviceAccountFile: only google-risc is authorised by a service account"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "stream": ["endpointURL": "http://rp.example/s"]]],
+                "apps[0].signals[0].stream.endpointURL: http://rp.example/s is not an https:// URL"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "stream": ["discovery": "https://g/x?y=1"]]],
+                "apps[0].signals[0].stream.discovery: https://g/x?y=1 is not an https:// URL without query"
+            ),
         ] as [([JSONValue], String)])
     func mistakes(signals: [JSONValue], expected: String) {
         do {
@@ -91,6 +116,26 @@ struct SignalConfigurationTests {
             #expect(error.description.contains(expected), "\(error)")
             #expect(!error.description.contains("\n"))
         }
+    }
+
+    @Test("stream: discovery defaults to SSF's well-known URL of the issuer, Google's for google-risc; files resolved")
+    func streamDefaults() throws {
+        let providers = try parse([
+            [
+                "provider": "ssf", "id": "okta", "issuer": "https://idp.example/tenant/", "jwks": "k.json",
+                "audience": ["a"],
+                "stream": [
+                    "tokenFile": "secrets/okta-management", "endpointURL": "https://rp.example/signals/shop/okta",
+                ],
+            ],
+            ["provider": "google-risc", "audience": ["b"], "stream": ["serviceAccountFile": "secrets/sa.json"]],
+        ]).apps[0].signals
+        #expect(providers[0].stream.discovery == "https://idp.example/.well-known/ssf-configuration/tenant")
+        #expect(providers[0].stream.tokenFile == "/etc/lifecycle/secrets/okta-management")
+        #expect(providers[0].stream.delivery == .push)
+        #expect(providers[1].stream.discovery == "https://accounts.google.com/.well-known/risc-configuration")
+        #expect(providers[1].stream.googleAPI == "https://risc.googleapis.com")
+        #expect(providers[1].stream.serviceAccountFile == "/etc/lifecycle/secrets/sa.json")
     }
 
     @Test("an app with neither clientIds nor signals is refused")

@@ -51,6 +51,13 @@ public enum SecurityEventType: Hashable, Sendable {
         (.streamUpdated, [ssf + "stream-updated"]),
     ]
 
+    /// The event types a new stream asks for when the provider lists no `events` (SSF 1.0 §8.1.1
+    /// `events_requested`): every known account event. Stream events (verification, stream-updated) are
+    /// delivered without being asked for (SSF 1.0 §8.1.4, §8.1.5).
+    public static var requestedByDefault: [String] {
+        known.filter { $0.type != .verification && $0.type != .streamUpdated }.map { $0.uris[0] }
+    }
+
     /// Decodes an event-type URI, compared exactly (RFC 8417 §2.2: the URIs are case-sensitive).
     public init(uri: String) {
         self = Self.known.first { $0.uris.contains(uri) }?.type ?? .unknown(uri)
@@ -60,6 +67,12 @@ public enum SecurityEventType: Hashable, Sendable {
     public var uri: String {
         if case .unknown(let raw) = self { return raw }
         return Self.known.first { $0.type == self }?.uris.first ?? ""
+    }
+
+    /// Every URI of the type (a verification has SSF's and RISC's); the unknown type's own.
+    public var allURIs: [String] {
+        if case .unknown(let raw) = self { return [raw] }
+        return Self.known.first { $0.type == self }?.uris ?? []
     }
 
     /// The last path segment (`account-purged`), for metrics and logs; `unknown` for every unknown URI so a

@@ -1,3 +1,4 @@
+import AppleAccountAPI
 import LifecycleCore
 import SharedSignals
 
@@ -6,7 +7,11 @@ import SharedSignals
 extension ServiceConfiguration {
     static let signalKeys = [
         "provider", "id", "issuer", "jwks", "audience", "path", "authorization", "events", "leewaySeconds",
-        "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds",
+        "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "stream",
+    ]
+    static let signalStreamKeys = [
+        "discovery", "delivery", "endpointURL", "streamId", "tokenFile", "serviceAccountFile", "googleAPI",
+        "timeoutSeconds",
     ]
 
     static func parseSignals(
@@ -86,10 +91,91 @@ extension ServiceConfiguration {
                     "jwksMinRefreshSeconds", default: 300, range: 1...86_400, fix: "seconds (default 300)"))
             provider.jwksFetchTimeoutSeconds = Int(
                 try reader.integer("jwksFetchTimeoutSeconds", default: 10, range: 1...120, fix: "seconds (default 10)"))
+            if var stream = try reader.object("stream") {
+                provider.stream = try parseSignalStream(&stream, provider: provider, appID: appID, resolve: resolve)
+            }
             try reader.finish()
             providers.append(provider)
         }
         return providers
+    }
+
+    /// `signals[j].stream`: the transmitter's discovery URL, the delivery asked for and the management API's
+    /// credentials (a bearer token file for `ssf`, a service account key for `google-risc`).
+    static func parseSignalStream(
+        _ reader: inout ConfigurationReader, provider: SignalProviderConfiguration, appID: String,
+        resolve: (String) -> String
+    ) throws(ConfigurationError) -> SignalStreamConfiguration {
+        try reader.allow(signalStreamKeys)
+        var stream = provider.stream
+        if let discovery = try reader.string("discovery", fix: "the transmitter's https:// configuration URL") {
+            guard case .success = AppleBaseURL.parse(discovery, field: reader.field("discovery"), what: "URL") else {
+                throw reader.error(
+                    "discovery", "\(discovery) is not an https:// URL without query",
+                    fix: "e.g. https://idp.example.com/.well-known/ssf-configuration")
+            }
+            stream.discovery = discovery
+        }
+        let delivery = try reader.string("delivery", default: "push", fix: "push")
+        guard let method = SignalStreamConfiguration.Delivery(rawValue: delivery) else {
+            throw reader.error("delivery", "unknown delivery \(delivery)", fix: "use push (RFC 8935)")
+        }
+        guard method == .push else {
+            throw reader.error(
+                "delivery", "poll delivery (RFC 8936) is not supported yet",
+                fix: "use push: the transmitter POSTs to the provider's path")
+        }
+        stream.delivery = method
+        if let url = try reader.string("endpointURL", fix: "the public URL of the provider's path") {
+            guard isPushEndpointURL(url) else {
+                throw reader.error(
+                    "endpointURL", "\(url) is not an https:// URL (http:// only on loopback)",
+                    fix:
+                        "the public https:// URL of \(provider.path), e.g. https://receiver.example.com\(provider.path)"
+                )
+            }
+            stream.endpointURL = url
+        }
+        stream.streamID = try reader.string("streamId", fix: "the transmitter's stream_id")
+        if let file = try reader.string("tokenFile", fix: "a file holding the management API's bearer token") {
+            guard provider.profile == .ssf else {
+                throw reader.error(
+                    "tokenFile", "google-risc is authorised by a service account",
+                    fix: "use serviceAccountFile instead")
+            }
+            stream.tokenFile = resolve(file)
+        }
+        if let file = try reader.string("serviceAccountFile", fix: "the service account's JSON key file") {
+            guard provider.profile == .googleRISC else {
+                throw reader.error(
+                    "serviceAccountFile", "only google-risc is authorised by a service account",
+                    fix: "use tokenFile for an SSF transmitter")
+            }
+            stream.serviceAccountFile = resolve(file)
+        }
+        if let api = try reader.string("googleAPI", fix: "https://risc.googleapis.com") {
+            guard case .success = AppleBaseURL.parse(api, field: reader.field("googleAPI"), what: "URL") else {
+                throw reader.error("googleAPI", "\(api) is not an https:// URL", fix: "https://risc.googleapis.com")
+            }
+            stream.googleAPI = api
+        }
+        stream.timeoutSeconds = Int(
+            try reader.integer("timeoutSeconds", default: 10, range: 1...120, fix: "seconds (default 10)"))
+        try reader.finish()
+        return stream
+    }
+
+    /// A push endpoint the transmitter is given: `https://`, or `http://` to a loopback address (a transmitter
+    /// on the same machine, a test).
+    public static func isPushEndpointURL(_ url: String) -> Bool {
+        if case .success = AppleBaseURL.parse(url, what: "URL") { return true }
+        for loopback in [
+            "http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/", "http://[::1]:",
+        ]
+        where url.hasPrefix(loopback) {
+            return !url.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" || $0 == " " })
+        }
+        return false
     }
 
     /// Refuses a push path used twice, or one that the public listener already answers.

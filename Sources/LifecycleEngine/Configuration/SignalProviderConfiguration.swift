@@ -28,6 +28,8 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     /// A `kid` missing from the cached key set triggers at most one fetch per this interval. Default 300.
     public var jwksMinRefreshSeconds: Int = 300
     public var jwksFetchTimeoutSeconds: Int = 10
+    /// Where and how `lifecycle signals stream …` manages the transmitter's stream.
+    public var stream: SignalStreamConfiguration
 
     public init(
         profile: SignalProfile, id: String, issuer: String, jwks: String, audiences: [String], path: String,
@@ -41,5 +43,7 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
         self.path = path
         self.authorizationSecretFile = authorizationSecretFile
         self.events = events
+        stream = SignalStreamConfiguration(
+            discovery: SignalStreamConfiguration.discoveryURL(issuer: issuer, profile: profile))
     }
 }

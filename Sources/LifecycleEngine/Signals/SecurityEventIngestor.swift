@@ -85,10 +85,10 @@ public final class SecurityEventIngestor: Sendable {
                 VerificationError(.eventNotRequested, "event type \(token.eventType.shortName) is not one of events"),
                 receiver, body: body, receivedAt: receivedAt)
         }
-        let account = token.subject?.providerSubject(provider: provider)
-        // A stream event, or a token subject, names no account: it is stored under the stream's key.
-        let subject =
-            account?.accountKey ?? ProviderSubject(provider: provider, format: "stream", values: []).accountKey
+        let account = streamEvent ? nil : token.subject?.providerSubject(provider: provider)
+        // A stream event, or a token subject, names no account: it is stored under the stream's key, which for
+        // a verification holds its `state` and for a stream-updated its `status` (``SignalStreamEvents``).
+        let subject = account?.accountKey ?? SignalStreamEvents.key(provider: provider, token: token)
         let unsealed = NewSecurityEvent(
             app: receiver.app, provider: provider, jti: token.jti, issuer: token.issuer, audience: token.audience,
             subject: subject, eventTypeURI: token.eventType.uri, eventTime: token.eventTime, issuedAt: token.issuedAt,

@@ -22,6 +22,23 @@ extension StoreAccess {
         }
     }
 
+    /// The subjects and receipt times of the app's security events of type `uri` whose subject starts with
+    /// `prefix`, newest first, at most `limit`.
+    func latestSecurityEvents(
+        app: String, typeURI uri: String, subjectPrefix prefix: String, limit: Int
+    ) throws(StoreError) -> [(subject: String, receivedAt: Instant)] {
+        try sql {
+            try connection.fetchAll(
+                """
+                SELECT sub, received_at_ms FROM notifications
+                WHERE app = $1 AND type = $2 AND substr(sub, 1, CAST($3 AS INTEGER)) = $4
+                ORDER BY received_at_ms DESC, id DESC LIMIT $5
+                """,
+                [app, uri, prefix.unicodeScalars.count, prefix, max(0, limit)]
+            ) { row in (subject: row.text(0), receivedAt: Instant(millisecondsSinceEpoch: row.int64(1))) }
+        }
+    }
+
     func insertSecurityEvent(_ new: NewSecurityEvent) throws(StoreError) -> InboxInsertion {
         try sql { () throws -> InboxInsertion in
             let insertedID = try connection.fetchInt64(

@@ -25,11 +25,13 @@ public struct SecurityEventToken: Hashable, Sendable {
     public var reason: String?
     /// `state` of a verification event (SSF 1.0 §8.1.4.1), recorded so that `stream verify` can match it.
     public var state: String?
+    /// `status` of a stream-updated event (SSF 1.0 §8.1.5: `enabled`, `paused`, `disabled`).
+    public var status: String?
 
     public init(
         jti: String, issuer: String, audience: String, issuedAt: Instant, expiresAt: Instant?, keyID: String,
         eventType: SecurityEventType, otherEventTypes: [String], eventTime: Instant, subject: SubjectIdentifier?,
-        reason: String?, state: String?
+        reason: String?, state: String?, status: String? = nil
     ) {
         self.jti = jti
         self.issuer = issuer
@@ -43,5 +45,6 @@ public struct SecurityEventToken: Hashable, Sendable {
         self.subject = subject
         self.reason = reason
         self.state = state
+        self.status = status
     }
 }

@@ -146,7 +146,8 @@ public struct SecurityEventVerifier: Sendable {
         return SecurityEventToken(
             jti: jti, issuer: issuer, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt, keyID: keyID,
             eventType: eventType, otherEventTypes: events.keys.filter { $0 != chosen.key }, eventTime: eventTime,
-            subject: subject, reason: Self.shortString(event["reason"]), state: Self.shortString(event["state"]))
+            subject: subject, reason: Self.shortString(event["reason"]), state: Self.shortString(event["state"]),
+            status: Self.shortString(event["status"]))
     }
 
     /// RFC 7519 §4.1.3: `aud` is one string or an array of strings; one of them must be configured.

@@ -26,6 +26,8 @@ final class FakeTransmitter: Sendable {
     let baseURL: String
     let caFile: String
     let tokens = TestTokenFactory(key: TestKeys.rsa2048, keyID: FakeTransmitter.keyID)
+    /// Its stream management (SSF 1.0 §8 and Google's RISC API).
+    let streams = FakeStreamService()
     private let server: HTTPServer
     private let directory: TemporaryDirectory
     private let requests: RequestPaths
@@ -53,6 +55,7 @@ final class FakeTransmitter: Sendable {
         let jwks = keySet.encoded()
         let requests = RequestPaths()
         self.requests = requests
+        let streams = self.streams
         server = HTTPServer(configuration: configuration) { request in
             requests.paths.withLock { $0.append(request.path) }
             switch request.path {
@@ -68,6 +71,7 @@ final class FakeTransmitter: Sendable {
                 ]
                 return .json(bytes: document.encoded())
             default:
+                if let answer = await streams.handle(request, base: requests.base.withLock { $0 }) { return answer }
                 return .json(bytes: Array(#"{"error":"not found"}"#.utf8), status: .notFound)
             }
         }
@@ -76,6 +80,20 @@ final class FakeTransmitter: Sendable {
         requests.base.withLock { $0 = url }
         baseURL = url
         issuer = url + "/"
+        let signer: @Sendable (String, JSONObject, JSONValue, String, String?) -> [UInt8] = {
+            [weak self] event, body, subject, audience, issuer in
+            self?.streamEvent(event, body: body, subject: subject, audience: audience, issuer: issuer) ?? []
+        }
+        streams.signer.withLock { $0 = signer }
+    }
+
+    /// A SET the stream management pushes (a verification), `iss` replaced when `issuer` is given.
+    private func streamEvent(
+        _ event: String, body: JSONObject, subject: JSONValue, audience: String, issuer: String?
+    ) -> [UInt8] {
+        var overrides: [String: JSONValue?] = [:]
+        if let issuer { overrides["iss"] = .string(issuer) }
+        return set(event: event, body: body, subject: subject, audience: .string(audience), overrides: overrides)
     }
 
     func stop() async { await server.shutdown() }
