@@ -95,7 +95,8 @@ struct AppleRevocationServeTests {
         #expect(document["summary"]?["appleRevocations"]?["verified"] == .integer(1), "\(document)")
         #expect(document["schema"] == "accountlifecycle.deletion-report/4")
 
-        #expect(await fixture.stop() == [0])
+        let exits = await fixture.stop()
+        #expect(exits == [0], "serve exited \(exits); its log ends: \(fixture.log.suffix(3000))")
         let files = try ForensicScan.files(in: fixture.directory.path)
         #expect(ForensicScan.filesContaining(refreshToken, in: files) == [], "refresh token in plaintext")
         #expect(fixture.logEvents("apple.revocation").count == 1)
