@@ -105,25 +105,14 @@ struct AccountCommand: LifecycleCommand {
                 url: url, token: try AdminAPIClient.token(file: tokenFile, configFile: configFile, io: io))
             result = try await client.account(action, app: app, subject: subject, eventTime: eventTime)
         } else {
-            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration, io: io)
-            let operations = AccountOperations(context: context)
-            do {
-                result = .success(
-                    try await {
-                        switch action {
-                        case .show: try await operations.show(app: app, subject: subject)
-                        case .link: try await operations.link(app: app, subject: subject, eventTime: eventTime)
-                        case .delete: try await operations.delete(app: app, subject: subject, eventTime: eventTime)
-                        }
-                    }())
-            } catch let error as AdminError {
-                result = .failure(error)
-            } catch {
-                await context.close()
-                throw error
+            result = try await LocalAdminOperation.run(configFile: configFile, io: io) { context in
+                let operations = AccountOperations(context: context)
+                switch action {
+                case .show: return try await operations.show(app: app, subject: subject)
+                case .link: return try await operations.link(app: app, subject: subject, eventTime: eventTime)
+                case .delete: return try await operations.delete(app: app, subject: subject, eventTime: eventTime)
+                }
             }
-            await context.close()
         }
 
         switch result {

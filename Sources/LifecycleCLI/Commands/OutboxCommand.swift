@@ -88,21 +88,13 @@ struct OutboxCommand: LifecycleCommand {
             case .retry(let id): result = try await client.outboxRetry(id: id)
             }
         } else {
-            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration, io: io)
-            let operations = OutboxOperations(context: context)
-            do {
+            result = try await LocalAdminOperation.run(configFile: configFile, io: io) { context in
+                let operations = OutboxOperations(context: context)
                 switch action {
-                case .list: result = .success(try await operations.list(status: status, limit: limit, after: after))
-                case .retry(let id): result = .success(try await operations.retry(id: id))
+                case .list: return try await operations.list(status: status, limit: limit, after: after)
+                case .retry(let id): return try await operations.retry(id: id)
                 }
-            } catch let error as AdminError {
-                result = .failure(error)
-            } catch {
-                await context.close()
-                throw error
             }
-            await context.close()
         }
 
         switch result {

@@ -103,20 +103,11 @@ struct RequestCommand: LifecycleCommand {
                 url: url, token: try AdminAPIClient.token(file: tokenFile, configFile: configFile, io: io))
             result = try await client.requestDecision(action.decision, app: app, subject: subject, body: body)
         } else {
-            let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
-            let context = try await ServiceContext.open(configuration: configuration, io: io)
-            do {
+            result = try await LocalAdminOperation.run(configFile: configFile, io: io) { context in
                 let checked = try RequestDecisionBody.parse(body.document(for: action.decision), for: action.decision)
-                result = .success(
-                    try await RequestDecisionOperations(context: context).record(
-                        action.decision, app: app, subject: subject, body: checked))
-            } catch let error as AdminError {
-                result = .failure(error)
-            } catch {
-                await context.close()
-                throw error
+                return try await RequestDecisionOperations(context: context).record(
+                    action.decision, app: app, subject: subject, body: checked)
             }
-            await context.close()
         }
         switch result {
         case .success(let document):
