@@ -7,7 +7,7 @@ import LifecycleCore
 /// endpoints, Google's RISC API), over the service's own HTTP client and TLS (peer verified against
 /// OpenSSL's default trust store, which `SSL_CERT_FILE` can point at a private CA). A connection per call:
 /// an operator runs these commands by hand.
-struct TransmitterClient: Sendable {
+package struct TransmitterClient: Sendable {
     var timeout: Duration
     /// Largest answer read. Stream configurations are small; a larger answer is refused.
     var maximumResponseBytes = 1 << 20
@@ -57,7 +57,7 @@ struct TransmitterClient: Sendable {
 
     /// Fails with one line unless `status` is one of `expected`, naming the call and the transmitter's error
     /// code when it gave one (RFC 8935 §2.4 `err`, OAuth `error`, Google's `error.status`).
-    static func expect(
+    package static func expect(
         _ answer: (status: Int, json: JSONValue?), _ expected: Set<Int>, call: String
     ) throws(StreamManagementError) {
         guard !expected.contains(answer.status) else { return }

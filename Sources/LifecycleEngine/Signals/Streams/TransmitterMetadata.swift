@@ -12,7 +12,7 @@ public struct TransmitterMetadata: Sendable, Hashable {
 
     /// Decodes the document fetched from `url`. SSF 1.0 §7.2.1: its `issuer` must be the configured one, else
     /// the document is not the transmitter's (the keys it names would sign for another issuer).
-    static func decode(_ json: JSONValue?, url: String, expectedIssuer: String) throws(StreamManagementError)
+    package static func decode(_ json: JSONValue?, url: String, expectedIssuer: String) throws(StreamManagementError)
         -> TransmitterMetadata
     {
         guard let json, json.objectValue != nil else {
