@@ -310,15 +310,25 @@ final class ServeFixture: Sendable {
         }
     }
 
-    /// Files under `reports/` (relative paths), sorted.
+    /// Every file under `reports/`, relative and sorted, walked one directory at a time. `serve` may be writing
+    /// meanwhile (a report through `<name>.tmp` and a rename, log tiles, checkpoints): an entry that vanishes
+    /// between the listing and its `stat` is skipped, never the end of the walk.
     func reportFiles() -> [String] {
-        let root = directory.file("reports")
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
-        return enumerator.compactMap { $0 as? String }.filter {
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &isDirectory)
-                && !isDirectory.boolValue
-        }.sorted()
+        var files: [String] = []
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let path = directory.file("reports") + (relative.isEmpty ? "" : "/" + relative)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { continue }
+            for name in names {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) else {
+                    continue
+                }
+                if isDirectory.boolValue { pending.append(child) } else { files.append(child) }
+            }
+        }
+        return files.sorted()
     }
 }
 
