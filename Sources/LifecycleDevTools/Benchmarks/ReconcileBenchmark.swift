@@ -104,7 +104,7 @@ package struct ReconcileBenchmark {
     }
 
     package static func run(_ options: Options, progress: @Sendable (String) -> Void) async throws -> Report {
-        let directory = try options.directory ?? IngestBenchmark.makeTemporaryDirectory()
+        let directory = try IngestBenchmark.workDirectory(options.directory)
         defer { if options.directory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let population = ReconcileBenchmarkPopulation(count: options.accounts, seed: options.seed, asOf: asOf)
         let clock = ContinuousClock()
