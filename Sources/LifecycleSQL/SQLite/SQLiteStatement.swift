@@ -29,21 +29,20 @@ package final class SQLiteStatement {
 
     /// Clears previous bindings and binds `arguments` to parameters 1...n.
     package func bind(_ arguments: [any SQLiteBindable]) throws(SQLiteError) {
-        try bind(values: arguments.lazy.map(\.sqliteValue))
+        try bind(count: arguments.count) { arguments[$0].sqliteValue }
     }
 
-    /// Clears previous bindings and binds `values` to parameters 1...n (a lazy view: no array is built).
-    package func bind(values: some Collection<SQLiteValue>) throws(SQLiteError) {
+    /// Clears previous bindings and binds `value(0) … value(count - 1)` to parameters 1...n, with no array of
+    /// values built. Not generic on purpose: a generic collection from another module runs unspecialised, and
+    /// its iterator's metadata lookups cost more than the binding itself on the ingest and reconcile paths.
+    package func bind(count: Int, _ value: (Int) -> SQLiteValue) throws(SQLiteError) {
         sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
-        guard values.count == expected else {
-            throw SQLiteError(
-                code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(values.count)", sql: sql)
+        guard count == expected else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(count)", sql: sql)
         }
-        var index: Int32 = 1
-        for value in values {
-            try bind(value, at: index)
-            index += 1
+        for offset in 0..<count {
+            try bind(value(offset), at: Int32(offset + 1))
         }
     }
 

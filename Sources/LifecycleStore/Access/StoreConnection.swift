@@ -68,7 +68,7 @@ extension SQLiteConnection: StoreConnection {
     func fetchEach(_ sql: String, _ arguments: [any SQLBindable], _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
-        try statement.bind(values: arguments.lazy.map(\.sqliteValue))
+        try statement.bind(count: arguments.count) { arguments[$0].sqliteValue }
         while try statement.step() { try body(statement) }
     }
 
@@ -77,14 +77,14 @@ extension SQLiteConnection: StoreConnection {
     ) throws -> T? {
         let statement = try statement(sql)
         defer { statement.reset() }
-        try statement.bind(values: arguments.lazy.map(\.sqliteValue))
+        try statement.bind(count: arguments.count) { arguments[$0].sqliteValue }
         return try statement.step() ? try decode(statement) : nil
     }
 
     func run(_ sql: String, _ arguments: [any SQLBindable]) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
-        try statement.bind(values: arguments.lazy.map(\.sqliteValue))
+        try statement.bind(count: arguments.count) { arguments[$0].sqliteValue }
         while try statement.step() {}
     }
 
