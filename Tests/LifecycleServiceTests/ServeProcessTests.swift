@@ -158,6 +158,11 @@ struct ServeProcessTests {
 
     // MARK: Scheduled reconcile and daily reports
 
+    /// Seconds between the fixture's clock offset and the schedule: long enough for `serve` to start and take
+    /// a notification on a loaded machine (6 s was not, with the suite running in parallel beside a build),
+    /// since a `dailyAt` already passed when `serve` starts waits for the next day.
+    static let scheduleLead: Int64 = 15
+
     /// The next 03:15 in Seoul, and a clock offset that puts the processes `lead` seconds before it.
     static func scheduleAhead(lead: Int64) -> (dailyAt: String, zone: String, offset: Int64, day: String) {
         let zone = TimeZone(identifier: "Asia/Seoul")!
@@ -177,7 +182,7 @@ struct ServeProcessTests {
         "at reconcile.dailyAt serve reconciles, then writes every app's reports for the day, which report verify accepts (erasure.runInServe false)"
     )
     func scheduledReconcile() async throws {
-        let schedule = Self.scheduleAhead(lead: 6)
+        let schedule = Self.scheduleAhead(lead: Self.scheduleLead)
         let fixture = try await ServeFixture(
             apps: [
                 ServeFixture.app(
@@ -242,7 +247,7 @@ struct ServeProcessTests {
     }
 
     private func dailyReportsOncePerDay(databaseURL: String) async throws {
-        let schedule = Self.scheduleAhead(lead: 6)
+        let schedule = Self.scheduleAhead(lead: Self.scheduleLead)
         var instances: [ServeFixture] = []
         // Instances on one store hold the same master key (the one in force there), here from the environment.
         let masterKey = Hex.encode(SecureRandom.bytes(count: 32))

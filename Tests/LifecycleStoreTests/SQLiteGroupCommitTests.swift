@@ -100,6 +100,26 @@ struct SQLiteGroupCommitTests {
         }
     }
 
+    @Test("a write alone in its batch that throws leaves nothing of itself, and the next write commits")
+    func throwingLoneWrite() async throws {
+        try await withStore(.sqlite) { store, _ in
+            await #expect(throws: PlannedFailure(index: 1)) {
+                try await store.write { writer in
+                    try writer.insertRejection(Fixtures.rejection(source: "half-done"))
+                    try writer.insertRejection(Fixtures.rejection(source: "half-done-2"))
+                    throw PlannedFailure(index: 1)
+                }
+            }
+            try await store.write { try $0.insertRejection(Fixtures.rejection(source: "after")) }
+            let sources = try await store.read { try $0.rejections(limit: 10).map(\.rejection.source) }
+            #expect(sources == ["after"])
+            let statistics = store.statistics
+            #expect(statistics.rolledBackWrites == 1)
+            #expect(statistics.committedWrites == 1)
+            #expect(statistics.failedCommits == 0)
+        }
+    }
+
     @Test("when the commit fails, every write of the batch fails and nothing is stored")
     func failedCommitFailsTheBatch() async throws {
         try await withTemporaryDirectory { directory in

@@ -3,8 +3,8 @@ import LifecycleSQL
 import TestSupport
 import Testing
 
-/// Every group-commit write runs in a savepoint, whose statement journal holds the pages as they were before
-/// it: the erased rows' old content during an erasure, and about 97 KB of copied pages per ingested
+/// A group-commit write that shares its batch runs in a savepoint, whose statement journal holds the pages as
+/// they were before it: the erased rows' old content during an erasure, and about 97 KB of copied pages per ingested
 /// notification. Kept in memory (`temp_store = MEMORY`), it never reaches a temporary file's disk blocks,
 /// where neither `secure_delete` nor the WAL truncation would reach it.
 @Suite("Statement journals stay in memory")

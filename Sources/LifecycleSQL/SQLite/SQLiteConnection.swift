@@ -71,8 +71,8 @@ package final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA secure_delete = ON")
-        // Every group-commit write runs in a SAVEPOINT, whose statement journal holds the pages as they were
-        // before it. With the default temp store that journal spills to an unlinked file once it passes 64 KiB
+        // A group-commit write that shares its batch runs in a SAVEPOINT, and every statement that may fail
+        // part-way in a statement savepoint; their journal holds the pages as they were before. With the default temp store that journal spills to an unlinked file once it passes 64 KiB
         // (SQLITE_STMTJRNL_SPILL, https://www.sqlite.org/tempfiles.html §2.6): a notification's savepoint
         // wrote about 97 KB there, twice what it wrote to the WAL, and an erasure's savepoint left the erased
         // rows' old pages in disk blocks that `secure_delete` and the WAL truncation never reach. In memory

@@ -5,7 +5,7 @@ import LifecycleSQL
 /// Concurrent `write` calls queue up. The thread takes everything queued (up to
 /// ``SQLiteStoreConfiguration/maximumBatchSize``), opens one `BEGIN IMMEDIATE` transaction, runs each body
 /// inside its own `SAVEPOINT` (a body that throws is rolled back to it and gets its own error), and commits
-/// once. With `synchronous=FULL` in WAL mode the commit is one fsync of the log, so N writers that arrive
+/// once. A write alone in its batch runs without a savepoint (``commitAlone(_:connection:access:counters:)``). With `synchronous=FULL` in WAL mode the commit is one fsync of the log, so N writers that arrive
 /// while a commit is in flight share the next fsync instead of paying N. If the commit fails, every caller of
 /// the batch gets the error: nothing of theirs was stored.
 final class GroupCommitWriter: Sendable {
@@ -53,6 +53,10 @@ final class GroupCommitWriter: Sendable {
     private static func commit(
         _ batch: [QueuedWrite], connection: SQLiteConnection, access: SQLiteAccess, counters: StoreCounters
     ) {
+        if batch.count == 1 {
+            commitAlone(batch[0], connection: connection, access: access, counters: counters)
+            return
+        }
         var pending = batch[...]
         while !pending.isEmpty {
             do {
@@ -102,6 +106,44 @@ final class GroupCommitWriter: Sendable {
                 counters.recordFailedCommit()
                 for write in ran { write.finish(StoreError(error)) }
             }
+        }
+    }
+
+    /// A write alone in its batch owns the transaction, so a body that throws rolls the transaction back and
+    /// no savepoint is needed. Without one SQLite keeps no statement journal across the write's statements:
+    /// inside a savepoint every page the write changes is copied there and kept until the savepoint ends, and
+    /// with `temp_store = MEMORY` each statement's end walks that journal's 1 KiB chunks from the start
+    /// (`memjrnlTruncate`, https://sqlite.org/src/file/src/memjournal.c), so a write that changes tens of
+    /// thousands of pages in one call spent most of its time in that walk, growing with the square of its size.
+    private static func commitAlone(
+        _ write: QueuedWrite, connection: SQLiteConnection, access: SQLiteAccess, counters: StoreCounters
+    ) {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            counters.recordFailedCommit()
+            write.finish(StoreError(error))
+            return
+        }
+        guard write.run(access) else {
+            counters.recordRollback()
+            rollback(connection)
+            write.finish(nil)
+            return
+        }
+        guard !connection.isAutocommit else {
+            counters.recordFailedCommit()
+            write.finish(StoreError(SQLiteError(code: 1, message: "the transaction was rolled back by SQLite")))
+            return
+        }
+        do {
+            try connection.execute("COMMIT")
+            counters.recordCommit(committedWrites: 1)
+            write.finish(nil)
+        } catch {
+            rollback(connection)
+            counters.recordFailedCommit()
+            write.finish(StoreError(error))
         }
     }
 
