@@ -279,22 +279,40 @@ struct SecurityEventPollTests {
         await fake.stop()
     }
 
-    @Test("SIGHUP: changed poll settings apply from the next poll; a removed poll stream stops polling")
-    func reload() async throws {
-        let fake = try FakeTransmitter()
-        let (fixture, process) = try await Self.serve(fake)
-        #expect(await eventually(timeout: .seconds(10)) { !fake.poll.polls.isEmpty })
+    /// Changes the provider's `stream` object in the fixture's configuration file.
+    static func changeStream(_ fixture: ServeFixture, _ change: @escaping (inout JSONObject) -> Void) throws {
         try fixture.updateConfiguration { configuration in
             guard case .array(var apps)? = configuration["apps"], case .object(var app) = apps[0],
                 case .array(var signals)? = app["signals"], case .object(var provider) = signals[0],
                 case .object(var stream)? = provider["stream"]
             else { return }
-            stream["maxEvents"] = 7
+            change(&stream)
             provider["stream"] = .object(stream)
             signals[0] = .object(provider)
             app["signals"] = .array(signals)
             apps[0] = .object(app)
             configuration["apps"] = .array(apps)
+        }
+    }
+
+    @Test("SIGHUP: new poll settings apply from the next poll, a refused reload changes nothing, a gone stream stops")
+    func reload() async throws {
+        let fake = try FakeTransmitter()
+        let (fixture, process) = try await Self.serve(fake)
+        #expect(await eventually(timeout: .seconds(10)) { !fake.poll.polls.isEmpty })
+        // A poll stream whose bearer token cannot be read refuses the whole reload: nothing half-applies.
+        try Self.changeStream(fixture) {
+            $0["maxEvents"] = 9
+            $0["tokenFile"] = "secrets/missing-token"
+        }
+        try await fixture.reload(process, expecting: "refused")
+        let refusedAt = fake.poll.polls.count
+        #expect(await eventually(timeout: .seconds(10)) { fake.poll.polls.count > refusedAt + 2 })
+        #expect(fake.poll.polls.suffix(2).allSatisfy { $0["maxEvents"] == 100 }, "\(fake.poll.polls.suffix(2))")
+        #expect(fake.poll.statuses.suffix(2).allSatisfy { $0 == 200 }, "the running token is kept")
+        try Self.changeStream(fixture) {
+            $0["maxEvents"] = 7
+            $0["tokenFile"] = "secrets/idp-management-token"
         }
         try await fixture.reload(process)
         let seven = await eventually(timeout: .seconds(10)) { fake.poll.polls.last?["maxEvents"] == 7 }

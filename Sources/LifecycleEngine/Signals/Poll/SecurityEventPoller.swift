@@ -55,7 +55,9 @@ public final class SecurityEventPoller: Sendable {
         var learnt: (stream: SignalStreamConfiguration, url: String)?
         var last: SecurityEventReceiver?
         while !Task.isCancelled {
-            guard let receiver = current().pollReceiver(app: app, provider: provider) else { break }
+            // One configuration for the whole poll: its receiver, its settings and the ingest of its SETs.
+            let ingestor = current()
+            guard let receiver = ingestor.pollReceiver(app: app, provider: provider) else { break }
             last = receiver
             let stream = receiver.provider.stream
             let url: String
@@ -92,7 +94,9 @@ public final class SecurityEventPoller: Sendable {
             failures = 0
             var unavailable = false
             for (jti, set) in answer.sets {
-                let outcome = await current().accept(
+                // Stopping: what is not stored yet is not acknowledged, so the transmitter hands it out again.
+                if Task.isCancelled { break }
+                let outcome = await ingestor.accept(
                     set, from: receiver, receivedAt: clock.now(), source: SecurityEventIngestor.pollSource,
                     expectedJTI: jti)
                 metrics.sets.increment([("app", app), ("provider", provider), ("outcome", outcome.outcomeName)])
