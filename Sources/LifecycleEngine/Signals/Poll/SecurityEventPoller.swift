@@ -73,7 +73,7 @@ public final class SecurityEventPoller: Sendable {
                 } catch {
                     failures += 1
                     failed("no_endpoint", error.description)
-                    await sleep(backoff(stream, failures: failures))
+                    await sleep(Self.backoff(stream, failures: failures))
                     continue
                 }
             }
@@ -84,14 +84,13 @@ public final class SecurityEventPoller: Sendable {
             case .failure(let failure):
                 failures += 1
                 failed(failure.result, failure.message)
-                await sleep(backoff(stream, failures: failures))
+                await sleep(Self.backoff(stream, failures: failures))
                 continue
             case .success(let received):
                 answer = received
             }
             reported(request)
             outcomes = Outcomes()
-            failures = 0
             var unavailable = false
             for (jti, set) in answer.sets {
                 // Stopping: what is not stored yet is not acknowledged, so the transmitter hands it out again.
@@ -111,10 +110,14 @@ public final class SecurityEventPoller: Sendable {
                 }
             }
             if unavailable {
+                // The store or the key set is down: the transmitter hands those SETs out again, later.
                 failures += 1
-                await sleep(backoff(stream, failures: failures))
-            } else if answer.sets.isEmpty && !answer.moreAvailable {
-                await sleep(.milliseconds(stream.pollIntervalMilliseconds))
+                await sleep(Self.backoff(stream, failures: failures))
+            } else {
+                failures = 0
+                if answer.sets.isEmpty && !answer.moreAvailable {
+                    await sleep(.milliseconds(stream.pollIntervalMilliseconds))
+                }
             }
         }
         if !outcomes.isEmpty, let receiver = last {
@@ -205,12 +208,15 @@ public final class SecurityEventPoller: Sendable {
     }
 
     /// `pollIntervalMilliseconds` doubled per failure in a row, at most `pollBackoffMaxMilliseconds`.
-    func backoff(_ stream: SignalStreamConfiguration, failures: Int) -> Duration {
-        var delay = stream.pollIntervalMilliseconds
-        for _ in 1..<max(1, failures) where delay < stream.pollBackoffMaxMilliseconds {
-            delay = min(stream.pollBackoffMaxMilliseconds, delay * 2)
+    static func backoff(_ stream: SignalStreamConfiguration, failures: Int) -> Duration {
+        let cap = stream.pollBackoffMaxMilliseconds
+        var delay = min(stream.pollIntervalMilliseconds, cap)
+        var step = 1
+        while step < failures, delay < cap {
+            delay = min(cap, delay * 2)
+            step += 1
         }
-        return .milliseconds(min(delay, stream.pollBackoffMaxMilliseconds))
+        return .milliseconds(delay)
     }
 
     private func sleep(_ duration: Duration) async {
