@@ -28,7 +28,7 @@ public struct FuzzTarget: Sendable {
         JSONLinesRecordsTarget.target, ReportManifestLineTarget.target, AdminRequestTarget.target,
         SQLParametersTarget.target, AppleBaseURLTarget.target, AppleResponseTarget.target,
         TransparencyLogTarget.target, BackupManifestTarget.target, ErasureJournalTarget.target,
-        SecurityEventTokenTarget.target, TransmitterAnswerTarget.target,
+        SecurityEventTokenTarget.target, TransmitterAnswerTarget.target, PollAnswerTarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

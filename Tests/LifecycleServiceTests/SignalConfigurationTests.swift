@@ -84,7 +84,63 @@ struct SignalConfigurationTests {
             ),
             (
                 [["provider": "google-risc", "audience": ["a"], "stream": ["delivery": "poll"]]],
-                "apps[0].signals[0].stream.delivery: poll delivery (RFC 8936) is not supported yet"
+                "apps[0].signals[0].stream.delivery: Google's RISC API delivers by push only"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["delivery": "poll", "pollURL": "http://i/poll"],
+                    ]
+                ],
+                "apps[0].signals[0].stream.pollURL: http://i/poll is not an https:// URL without query"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["delivery": "poll", "maxEvents": 0],
+                    ]
+                ],
+                "apps[0].signals[0].stream.maxEvents: 0 is out of range 1...1000"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["maxEvents": 10],
+                    ]
+                ],
+                "apps[0].signals[0].stream.maxEvents: applies to poll delivery only"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["delivery": "poll", "endpointURL": "https://rp.example/s"],
+                    ]
+                ],
+                "apps[0].signals[0].stream.endpointURL: poll delivery has no push endpoint"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": [
+                            "delivery": "poll", "pollIntervalMilliseconds": 5000, "pollBackoffMaxMilliseconds": 1000,
+                        ],
+                    ]
+                ],
+                "apps[0].signals[0].stream.pollBackoffMaxMilliseconds: is below pollIntervalMilliseconds"
+            ),
+            (
+                [
+                    [
+                        "provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "k.json", "audience": ["a"],
+                        "stream": ["delivery": "fax"],
+                    ]
+                ],
+                "apps[0].signals[0].stream.delivery: unknown delivery fax"
             ),
             (
                 [["provider": "google-risc", "audience": ["a"], "stream": ["tokenFile": "t"]]],
@@ -136,6 +192,32 @@ struct SignalConfigurationTests {
         #expect(providers[1].stream.discovery == "https://accounts.google.com/.well-known/risc-configuration")
         #expect(providers[1].stream.googleAPI == "https://risc.googleapis.com")
         #expect(providers[1].stream.serviceAccountFile == "/etc/lifecycle/secrets/sa.json")
+    }
+
+    @Test("poll delivery: the poll endpoint, maxEvents and the poll timings, with their defaults")
+    func pollSettings() throws {
+        let providers = try parse([
+            [
+                "provider": "ssf", "id": "okta", "issuer": "https://idp.example/", "jwks": "k.json",
+                "audience": ["a"],
+                "stream": [
+                    "delivery": "poll", "pollURL": "https://idp.example/ssf/poll", "maxEvents": 25,
+                    "tokenFile": "secrets/okta-management",
+                ],
+            ],
+            [
+                "provider": "ssf", "id": "kc", "issuer": "https://kc.example/", "jwks": "k.json", "audience": ["a"],
+                "stream": ["delivery": "poll"],
+            ],
+        ]).apps[0].signals
+        #expect(providers[0].stream.delivery == .poll)
+        #expect(providers[0].stream.pollURL == "https://idp.example/ssf/poll")
+        #expect(providers[0].stream.maxEvents == 25)
+        #expect(providers[1].stream.pollURL == nil, "learnt from the stream's delivery.endpoint_url")
+        #expect(providers[1].stream.maxEvents == 100)
+        #expect(providers[1].stream.pollIntervalMilliseconds == 10_000)
+        #expect(providers[1].stream.pollBackoffMaxMilliseconds == 300_000)
+        #expect(providers[1].stream.pollMaxResponseBytes == 4 << 20)
     }
 
     @Test("an app with neither clientIds nor signals is refused")

@@ -15,6 +15,7 @@ struct ServeCommand: LifecycleCommand {
           POST <apps[].signals[].path>     Security Event Tokens pushed by the app's other identity providers
                                            (RFC 8935, application/secevent+jwt; default /signals/<app>/<id>):
                                            202 once committed, 400 {"err","description"} with the RFC 8935 code
+                                           (not served for a provider with stream.delivery poll)
           GET  /healthz                    the process is alive
           GET  /readyz                     the store answers and a key set is loaded (503 otherwise); with
                                            TLS, days until the certificate expires; "warnings" names an app
@@ -32,7 +33,11 @@ struct ServeCommand: LifecycleCommand {
         lifecycle_http_responses_total{listener,code} counts every answer of both listeners, the 413, 400 and
         408 the server gives before any route included.
 
-        Background work: signed webhook delivery (outbox.*), the Apple token revocation of in-app deletions
+        Background work: a poll worker per signals provider with stream.delivery poll (RFC 8936: POST
+        {maxEvents, returnImmediately, ack, setErrs} to stream.pollURL or the stream's delivery.endpoint_url with
+        the bearer token of stream.tokenFile; each SET stored as a push is, then acknowledged, or reported in
+        setErrs; failed polls back off up to stream.pollBackoffMaxMilliseconds), signed webhook delivery
+        (outbox.*), the Apple token revocation of in-app deletions
         (apple.revocation.*: /auth/revoke, then a refresh_token grant that must answer invalid_grant), the daily
         Apple probe of held refresh tokens (apple.probe.*: one refresh_token grant per token at most once per
         24 h across every instance, at most maxPerSecond a second; invalid_grant ends the account's sessions

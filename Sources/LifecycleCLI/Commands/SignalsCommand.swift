@@ -22,7 +22,10 @@ struct SignalsCommand: LifecycleCommand {
     static let details = """
         stream create   register this receiver with the transmitter: SSF POST to its configuration_endpoint
                         (found at stream.discovery) with delivery {method urn:ietf:rfc:8935, endpoint_url,
-                        authorization_header} and events_requested; google-risc POST stream:update
+                        authorization_header} and events_requested; google-risc POST stream:update. With
+                        stream.delivery poll (ssf): delivery {method urn:ietf:rfc:8936}; the transmitter
+                        answers the poll endpoint (delivery.endpoint_url), which serve polls unless
+                        stream.pollURL names another
         stream show     the transmitter's discovery document and stream configuration, and the last
                         verification and stream-updated events the service received from it
         stream update   send events_requested (and the delivery, when an endpoint URL is known) again:
@@ -37,12 +40,12 @@ struct SignalsCommand: LifecycleCommand {
                               the transmitter lists for this receiver; google-risc has one)
           --event URI         an event type to request (repeatable; default: the provider's events, else
                               every account event type the service maps)
-          --endpoint-url URL  the public URL the transmitter pushes to (default: stream.endpointURL)
+          --endpoint-url URL  push: the public URL the transmitter pushes to (default: stream.endpointURL)
           --wait SECONDS      verify: how long to wait for the verification event (default 30; 0 does not wait)
           --json              print one JSON document
           --config FILE       configuration (default: $LIFECYCLE_CONFIG, else lifecycle.json)
 
-        The management API's credential: stream.tokenFile (SSF bearer token, or
+        The management API's credential: stream.tokenFile (SSF bearer token, also serve's for the polls, or
         LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_<APP>_<ID>) or stream.serviceAccountFile (google-risc). A private
         CA for the transmitter: SSL_CERT_FILE.
         exit status: 0 done (verify: the event was received), 1 verify: not received within --wait,

@@ -11,7 +11,12 @@ extension ServiceConfiguration {
     ]
     static let signalStreamKeys = [
         "discovery", "delivery", "endpointURL", "streamId", "tokenFile", "serviceAccountFile", "googleAPI",
-        "timeoutSeconds",
+        "timeoutSeconds", "pollURL", "maxEvents", "pollIntervalMilliseconds", "pollBackoffMaxMilliseconds",
+        "pollMaxResponseBytes",
+    ]
+    /// The members that only poll delivery reads.
+    static let signalPollKeys = [
+        "pollURL", "maxEvents", "pollIntervalMilliseconds", "pollBackoffMaxMilliseconds", "pollMaxResponseBytes",
     ]
 
     static func parseSignals(
@@ -116,17 +121,26 @@ extension ServiceConfiguration {
             }
             stream.discovery = discovery
         }
-        let delivery = try reader.string("delivery", default: "push", fix: "push")
+        let delivery = try reader.string("delivery", default: "push", fix: "push or poll")
         guard let method = SignalStreamConfiguration.Delivery(rawValue: delivery) else {
-            throw reader.error("delivery", "unknown delivery \(delivery)", fix: "use push (RFC 8935)")
-        }
-        guard method == .push else {
             throw reader.error(
-                "delivery", "poll delivery (RFC 8936) is not supported yet",
-                fix: "use push: the transmitter POSTs to the provider's path")
+                "delivery", "unknown delivery \(delivery)", fix: "use push (RFC 8935) or poll (RFC 8936, ssf only)")
+        }
+        if method == .poll, provider.profile == .googleRISC {
+            throw reader.error(
+                "delivery", "Google's RISC API delivers by push only",
+                fix: "use push: Google POSTs to the provider's path")
         }
         stream.delivery = method
+        if method == .push, let given = signalPollKeys.first(where: { reader.has($0) }) {
+            throw reader.error(given, "applies to poll delivery only", fix: "remove it, or set delivery to poll")
+        }
         if let url = try reader.string("endpointURL", fix: "the public URL of the provider's path") {
+            guard method == .push else {
+                throw reader.error(
+                    "endpointURL", "poll delivery has no push endpoint",
+                    fix: "remove it; set pollURL to the transmitter's poll endpoint, or leave it to the stream")
+            }
             guard isPushEndpointURL(url) else {
                 throw reader.error(
                     "endpointURL", "\(url) is not an https:// URL (http:// only on loopback)",
@@ -136,6 +150,34 @@ extension ServiceConfiguration {
             }
             stream.endpointURL = url
         }
+        if let url = try reader.string("pollURL", fix: "the transmitter's https:// poll endpoint") {
+            guard case .success = AppleBaseURL.parse(url, field: reader.field("pollURL"), what: "URL") else {
+                throw reader.error(
+                    "pollURL", "\(url) is not an https:// URL without query",
+                    fix: "the transmitter's poll endpoint, e.g. https://idp.example.com/ssf/poll, or leave it out "
+                        + "to use the stream's delivery.endpoint_url")
+            }
+            stream.pollURL = url
+        }
+        stream.maxEvents = Int(
+            try reader.integer("maxEvents", default: 100, range: 1...1000, fix: "SETs per poll, 1-1000 (default 100)"))
+        stream.pollIntervalMilliseconds = Int(
+            try reader.integer(
+                "pollIntervalMilliseconds", default: 10_000, range: 50...3_600_000,
+                fix: "milliseconds between empty polls (default 10000)"))
+        stream.pollBackoffMaxMilliseconds = Int(
+            try reader.integer(
+                "pollBackoffMaxMilliseconds", default: 300_000, range: 50...86_400_000,
+                fix: "milliseconds, the longest wait after failed polls (default 300000)"))
+        guard stream.pollBackoffMaxMilliseconds >= stream.pollIntervalMilliseconds else {
+            throw reader.error(
+                "pollBackoffMaxMilliseconds", "is below pollIntervalMilliseconds",
+                fix: "give at least \(stream.pollIntervalMilliseconds)")
+        }
+        stream.pollMaxResponseBytes = Int(
+            try reader.integer(
+                "pollMaxResponseBytes", default: 4 << 20, range: 65_536...(256 << 20),
+                fix: "bytes, the largest poll answer read (default 4194304)"))
         stream.streamID = try reader.string("streamId", fix: "the transmitter's stream_id")
         if let file = try reader.string("tokenFile", fix: "a file holding the management API's bearer token") {
             guard provider.profile == .ssf else {

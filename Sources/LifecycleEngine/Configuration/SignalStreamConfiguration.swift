@@ -1,8 +1,8 @@
 import SharedSignals
 
 /// `apps[i].signals[j].stream`: how `lifecycle signals stream …` reaches the transmitter's stream management
-/// (SSF 1.0 §8, or Google's RISC API) and what it asks for. Only the commands read it; `serve` needs none of it
-/// for push delivery.
+/// (SSF 1.0 §8, or Google's RISC API) and what it asks for. `serve` needs none of it for push delivery; for
+/// poll delivery (RFC 8936) its poll worker reads the poll endpoint, the bearer token and the poll settings.
 public struct SignalStreamConfiguration: Sendable, Hashable {
     /// How the transmitter delivers (SSF 1.0 §8.1.1 `delivery.method`).
     public enum Delivery: String, Sendable, Hashable {
@@ -39,6 +39,19 @@ public struct SignalStreamConfiguration: Sendable, Hashable {
     public var googleAPI: String = SignalStreamConfiguration.googleAPI
     /// Each call to the transmitter gives up after this long. Default 10.
     public var timeoutSeconds: Int = 10
+    /// Poll delivery: the transmitter's poll endpoint (RFC 8936 §2); nil: the `delivery.endpoint_url` of the
+    /// stream configuration the transmitter holds (SSF 1.0 §8.1.1: for poll the transmitter supplies it), read
+    /// by the poll worker when it starts.
+    public var pollURL: String?
+    /// Poll delivery: `maxEvents` of each poll (RFC 8936 §2.1). Default 100.
+    public var maxEvents: Int = 100
+    /// Poll delivery: the wait after a poll that returned no SET and no `moreAvailable`. Default 10 000.
+    public var pollIntervalMilliseconds: Int = 10_000
+    /// Poll delivery: the longest wait after failed polls (the wait doubles from `pollIntervalMilliseconds`
+    /// with each failure in a row). Default 300 000.
+    public var pollBackoffMaxMilliseconds: Int = 300_000
+    /// Poll delivery: the largest poll answer read; a larger one is a failed poll. Default 4 MiB.
+    public var pollMaxResponseBytes: Int = 4 << 20
 
     public static let googleAPI = "https://risc.googleapis.com"
     public static let googleDiscovery = "https://accounts.google.com/.well-known/risc-configuration"

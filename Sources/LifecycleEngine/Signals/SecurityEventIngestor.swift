@@ -4,16 +4,19 @@ import LifecycleCrypto
 import LifecycleStore
 import SharedSignals
 
-/// The one path a pushed Security Event Token takes (RFC 8935), the Shared Signals twin of
-/// ``NotificationIngestor``: bearer token → media type → verify (``SecurityEventVerifier``) → the provider's
-/// `events` → store and apply in one transaction (the inbox row, and for an account event the account's
-/// transition and its effects through ``AccountTransitionRecorder``) → report. The caller answers only after
-/// this returns, so a 202 always means "committed".
+/// The one path a Security Event Token takes, pushed (RFC 8935) or polled (RFC 8936), the Shared Signals twin
+/// of ``NotificationIngestor``: for a push the bearer token and the media type, then for both ``accept(_:from:receivedAt:source:expectedJTI:)``:
+/// verify (``SecurityEventVerifier``) → the provider's `events` → store and apply in one transaction (the inbox
+/// row, and for an account event the account's transition and its effects through
+/// ``AccountTransitionRecorder``) → report. The caller answers (a push's 202, a poll's `ack`) only after this
+/// returns, so either always means "committed".
 public final class SecurityEventIngestor: Sendable {
     /// The RFC 8935 §2.1 media type of a pushed SET.
     public static let mediaType = "application/secevent+jwt"
     /// The inbox `source` of a pushed SET.
     static let source = "signal"
+    /// The inbox `source` of a polled SET.
+    static let pollSource = "signal-poll"
 
     let receivers: [String: SecurityEventReceiver]
     let store: any Store
@@ -40,14 +43,24 @@ public final class SecurityEventIngestor: Sendable {
         self.vault = vault
         eventsTotal = metrics.counter(
             "lifecycle_security_events_total",
-            help: "Security Event Tokens pushed by Shared Signals transmitters, by provider, event type and outcome.")
+            help:
+                "Security Event Tokens pushed or polled from Shared Signals transmitters, by provider, event type "
+                + "and outcome.")
         rejectionsTotal = metrics.counter(
             "lifecycle_rejections_total", help: "Notifications that failed verification, by reason code.")
         transitionMetrics = AccountTransitionMetrics(metrics)
     }
 
-    /// The receiver of a push path, nil when no provider pushes there.
-    public func receiver(atPath path: String) -> SecurityEventReceiver? { receivers[path] }
+    /// The receiver of a push path, nil when no provider pushes there (a poll provider's path is not served:
+    /// its transmitter never pushes).
+    public func receiver(atPath path: String) -> SecurityEventReceiver? {
+        receivers[path].flatMap { $0.provider.stream.delivery == .push ? $0 : nil }
+    }
+
+    /// The receiver of a poll provider of `app`, nil when the configuration in force has none by that id.
+    public func pollReceiver(app: String, provider: String) -> SecurityEventReceiver? {
+        receivers.values.first { $0.app == app && $0.provider.id == provider && $0.provider.stream.delivery == .poll }
+    }
 
     /// Every provider's receiver, for readiness and key refreshes.
     public var allReceivers: [SecurityEventReceiver] { receivers.values.sorted { $0.provider.path < $1.provider.path } }
@@ -57,7 +70,6 @@ public final class SecurityEventIngestor: Sendable {
         _ receiver: SecurityEventReceiver, contentType: String?, authorization: String?, body: [UInt8]
     ) async -> SecurityEventOutcome {
         let receivedAt = clock.now()
-        let provider = receiver.provider.id
         guard receiver.authorizes(authorization) else {
             return await reject(
                 VerificationError(.badAuthorization, "the Authorization header does not carry the provider's token"),
@@ -68,6 +80,17 @@ public final class SecurityEventIngestor: Sendable {
                 VerificationError(.unsupportedMediaType, "Content-Type must be \(Self.mediaType)"), receiver,
                 body: body, receivedAt: receivedAt)
         }
+        return await accept(body, from: receiver, receivedAt: receivedAt, source: Self.source)
+    }
+
+    /// Verifies and stores one SET, pushed or polled: the part both deliveries share. `expectedJTI` is the
+    /// key a poll answer gave the SET (RFC 8936 §2.2 `sets` is keyed by `jti`): a SET whose own `jti` differs is
+    /// refused, so the `ack` names what was stored.
+    func accept(
+        _ body: [UInt8], from receiver: SecurityEventReceiver, receivedAt: Instant, source: String,
+        expectedJTI: String? = nil
+    ) async -> SecurityEventOutcome {
+        let provider = receiver.provider.id
         let token: SecurityEventToken
         switch await receiver.verifier.verify(body, at: receivedAt) {
         case .success(let verified): token = verified
@@ -76,14 +99,19 @@ public final class SecurityEventIngestor: Sendable {
             eventsTotal.increment([("provider", provider), ("type", "unverified"), ("outcome", "unavailable")])
             return .unavailable(error.description)
         case .failure(let error):
-            return await reject(error, receiver, body: body, receivedAt: receivedAt)
+            return await reject(error, receiver, body: body, receivedAt: receivedAt, source: source)
+        }
+        if let expectedJTI, token.jti != expectedJTI {
+            return await reject(
+                VerificationError(.malformedClaims, "the SET's jti is not its key in the poll answer's sets"),
+                receiver, body: body, receivedAt: receivedAt, source: source)
         }
         // Stream events are the stream's own (SSF 1.0 §8.1): a verification is always answered.
         let streamEvent = token.eventType == .verification || token.eventType == .streamUpdated
         if let events = receiver.provider.events, !streamEvent, !events.contains(token.eventType.uri) {
             return await reject(
                 VerificationError(.eventNotRequested, "event type \(token.eventType.shortName) is not one of events"),
-                receiver, body: body, receivedAt: receivedAt)
+                receiver, body: body, receivedAt: receivedAt, source: source)
         }
         let account = streamEvent ? nil : token.subject?.providerSubject(provider: provider)
         // A stream event, or a token subject, names no account: it is stored under the stream's key, which for
@@ -93,7 +121,7 @@ public final class SecurityEventIngestor: Sendable {
             app: receiver.app, provider: provider, jti: token.jti, issuer: token.issuer, audience: token.audience,
             subject: subject, eventTypeURI: token.eventType.uri, eventTime: token.eventTime, issuedAt: token.issuedAt,
             expiresAt: token.expiresAt, keyID: token.keyID, receivedAt: receivedAt,
-            bodySHA256: SHA256.hexDigest(body), sealedRawSET: nil, source: Self.source)
+            bodySHA256: SHA256.hexDigest(body), sealedRawSET: nil, source: source)
         let input: AccountInput? =
             if case .input(let kind) = token.eventType.effect, account != nil {
                 AccountInput(
@@ -164,7 +192,8 @@ public final class SecurityEventIngestor: Sendable {
     }
 
     private func reject(
-        _ error: VerificationError, _ receiver: SecurityEventReceiver, body: [UInt8], receivedAt: Instant
+        _ error: VerificationError, _ receiver: SecurityEventReceiver, body: [UInt8], receivedAt: Instant,
+        source: String = SecurityEventIngestor.source
     ) async -> SecurityEventOutcome {
         rejectionsTotal.increment([("reason", error.code.rawValue)])
         eventsTotal.increment([("provider", receiver.provider.id), ("type", "unverified"), ("outcome", "rejected")])
@@ -173,7 +202,7 @@ public final class SecurityEventIngestor: Sendable {
             [("provider", .string(receiver.provider.id)), ("bytes", .integer(Int64(body.count)))])
         let rejection = NewRejection(
             reason: error.code, receivedAt: receivedAt, bodySize: body.count, bodySHA256: SHA256.hexDigest(body),
-            audience: nil, source: Self.source)
+            audience: nil, source: source)
         do {
             try await store.write { writer in try writer.insertRejection(rejection) }
         } catch {

@@ -3,8 +3,9 @@ import LifecycleCore
 import LifecycleCrypto
 import SharedSignals
 
-/// Everything one provider's push endpoint needs, built with the configuration in force: the app, the
-/// provider's settings, its verifier (over the provider's key cache) and the bearer token it must present.
+/// Everything one provider's endpoint needs, built with the configuration in force: the app, the provider's
+/// settings, its verifier (over the provider's key cache), the bearer token a push must present and, for poll
+/// delivery, the one the poll worker presents to the transmitter.
 public struct SecurityEventReceiver: Sendable {
     public let app: String
     public let provider: SignalProviderConfiguration
@@ -12,9 +13,15 @@ public struct SecurityEventReceiver: Sendable {
     public let keys: JWKSCache
     /// The `Authorization: Bearer` token, nil when the provider has no `authorization`.
     let bearerToken: [UInt8]?
+    /// Poll delivery: the `Authorization: Bearer` token of the polls (`stream.tokenFile`), nil for push.
+    let pollToken: [UInt8]?
 
-    init(app: String, provider: SignalProviderConfiguration, keys: JWKSCache, bearerToken: [UInt8]?) {
+    init(
+        app: String, provider: SignalProviderConfiguration, keys: JWKSCache, bearerToken: [UInt8]?,
+        pollToken: [UInt8]? = nil
+    ) {
         self.app = app
+        self.pollToken = pollToken
         self.provider = provider
         self.keys = keys
         self.bearerToken = bearerToken
@@ -60,9 +67,29 @@ public struct SecurityEventReceiver: Sendable {
                             problem: String(describing: error), fix: "")
                     }
                 }
+                var pollToken: [UInt8]?
+                if provider.stream.delivery == .poll {
+                    let variable =
+                        "LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_"
+                        + (app.id + "_" + provider.id).uppercased().replacingOccurrences(of: "-", with: "_")
+                    do {
+                        pollToken = try SecretFile.read(
+                            path: provider.stream.tokenFile, variable: variable, environment: environment)
+                    } catch {
+                        throw ConfigurationError(
+                            file: "configuration", field: field + ".stream.tokenFile",
+                            problem: String(describing: error), fix: "")
+                    }
+                    guard pollToken != nil else {
+                        throw ConfigurationError(
+                            file: "configuration", field: field + ".stream.tokenFile",
+                            problem: "poll delivery needs the transmitter's bearer token",
+                            fix: "set stream.tokenFile to a file holding it, or set \(variable)")
+                    }
+                }
                 let cache = try keys.cache(for: provider, field: field + ".jwks")
                 receivers[provider.path] = SecurityEventReceiver(
-                    app: app.id, provider: provider, keys: cache, bearerToken: token)
+                    app: app.id, provider: provider, keys: cache, bearerToken: token, pollToken: pollToken)
             }
         }
         return receivers

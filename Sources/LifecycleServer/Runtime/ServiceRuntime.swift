@@ -31,6 +31,8 @@ public final class ServiceRuntime: Sendable {
     let revocations: AppleRevocationWorker
     /// Validates held Apple refresh tokens once a day (`apple.probe` settings).
     let probes: AppleTokenProber
+    /// The poll workers of the Shared Signals poll streams (RFC 8936).
+    let signalPolls: SignalPollWorkers
     private let reloads: Counter
     private let heartbeats: Counter
     private let lastHeartbeat: Gauge
@@ -103,6 +105,7 @@ public final class ServiceRuntime: Sendable {
             }, owner: instanceID, clock: context.clock, metrics: context.metrics, log: context.log,
             signal: context.outboxSignal)
         revocations = AppleRevocationWorker(context: context, owner: instanceID)
+        signalPolls = SignalPollWorkers(context: context, environment: environment)
         reloads = context.metrics.counter(
             "lifecycle_config_reloads_total",
             help: "SIGHUP reloads of the configuration file, by result (applied, refused).")
@@ -181,6 +184,7 @@ public final class ServiceRuntime: Sendable {
         // erasure runner alone.
         startBackground { [self] in await scheduledReconcileLoop() }
         startBackground { [self] in await retentionLoop() }
+        signalPolls.reconcile()
         // Both listeners accept connections and background work runs: systemd may start what depends on us.
         tellServiceManager("READY=1\nSTATUS=serving", event: "ready")
     }
@@ -354,6 +358,7 @@ public final class ServiceRuntime: Sendable {
                     next, adminToken: try AdminListener.token(for: next, environment: environment),
                     environment: environment)
                 context.activate(active, masterKeys: masterKeys)
+                signalPolls.reconcile()
                 rescheduled.notify()
                 rotationRescheduled.notify()
                 context.outboxSignal.notify()
@@ -402,6 +407,8 @@ public final class ServiceRuntime: Sendable {
         tellServiceManager("STOPPING=1\nSTATUS=draining", event: "stopping")
         await publicServer.shutdown()
         if let admin = adminServer.withLock({ $0 }) { await admin.shutdown() }
+        // Before the store closes: each poll worker reports the outcomes of the SETs it stored.
+        await signalPolls.stopAll()
         let tasks = background.withLock { tasks in
             defer { tasks = [] }
             return tasks

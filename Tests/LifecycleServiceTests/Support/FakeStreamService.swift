@@ -69,7 +69,7 @@ final class FakeStreamService: Sendable {
     func handle(_ request: HTTPRequest, base: String) async -> HTTPResponse? {
         let response: HTTPResponse
         switch request.path {
-        case "/ssf/stream": response = ssfStream(request)
+        case "/ssf/stream": response = ssfStream(request, base: base)
         case "/ssf/verify": response = ssfVerify(request)
         case "/v1beta/stream:update": response = googleUpdate(request)
         case "/v1beta/stream": response = googleShow(request)
@@ -89,19 +89,28 @@ final class FakeStreamService: Sendable {
 
     // MARK: SSF
 
-    private func ssfStream(_ request: HTTPRequest) -> HTTPResponse {
+    private func ssfStream(_ request: HTTPRequest, base: String) -> HTTPResponse {
         guard bearer(request) == Self.managementToken else { return Self.error(401, "authentication_failed") }
         switch request.method {
         case "POST":
             guard let body = Self.jsonBody(request)?.objectValue else { return Self.error(400, "invalid_request") }
-            guard let delivery = body["delivery"]?.objectValue, let method = delivery["method"]?.stringValue else {
+            guard let asked = body["delivery"]?.objectValue, let method = asked["method"]?.stringValue else {
                 return Self.error(400, "invalid_request", "delivery.method is required")
             }
-            guard method == FakeTransmitter.pushDelivery else {
+            var delivery = asked
+            switch method {
+            case FakeTransmitter.pushDelivery:
+                guard let url = delivery["endpoint_url"]?.stringValue, url.hasPrefix("https://") else {
+                    return Self.error(400, "invalid_request", "push delivery needs an https endpoint_url")
+                }
+            case FakeTransmitter.pollDelivery:
+                // SSF 1.0 §8.1.1: for poll the transmitter supplies the endpoint; the receiver sends none.
+                guard delivery["endpoint_url"] == nil, delivery["authorization_header"] == nil else {
+                    return Self.error(400, "invalid_request", "poll delivery: endpoint_url is the transmitter's")
+                }
+                delivery["endpoint_url"] = .string(base + FakePollEndpoint.path)
+            default:
                 return Self.error(400, "invalid_request", "delivery method not supported")
-            }
-            guard let url = delivery["endpoint_url"]?.stringValue, url.hasPrefix("https://") else {
-                return Self.error(400, "invalid_request", "push delivery needs an https endpoint_url")
             }
             guard let requested = Self.strings(body["events_requested"]) else {
                 return Self.error(400, "invalid_request", "events_requested must be an array of strings")
@@ -142,10 +151,14 @@ final class FakeStreamService: Sendable {
                     stream["events_delivered"] = .array(events.map(JSONValue.string))
                 }
                 if let delivery = body["delivery"] {
-                    guard delivery["endpoint_url"]?.stringValue?.hasPrefix("https://") == true else {
-                        return Self.error(400, "invalid_request")
+                    if delivery["method"]?.stringValue == FakeTransmitter.pollDelivery {
+                        guard delivery["endpoint_url"] == nil else { return Self.error(400, "invalid_request") }
+                    } else {
+                        guard delivery["endpoint_url"]?.stringValue?.hasPrefix("https://") == true else {
+                            return Self.error(400, "invalid_request")
+                        }
+                        stream["delivery"] = delivery
                     }
-                    stream["delivery"] = delivery
                 }
                 state.streams[id] = stream
                 return .json(bytes: JSONValue.object(Self.public(stream)).encoded())

@@ -11,7 +11,8 @@ import TestSupport
 /// A stand-in for an OpenID Shared Signals transmitter (SSF 1.0), served over TLS on loopback with a
 /// certificate from a CA made when it starts (``caFile``): its discovery document at
 /// `/.well-known/ssf-configuration` (issuer, `jwks_uri`, push delivery) and its key set at `/jwks`, both
-/// counted. It signs SETs (RFC 8417) RS256 with its own key and pushes them (RFC 8935) to a receiver.
+/// counted. It signs SETs (RFC 8417) RS256 with its own key and pushes them (RFC 8935) to a receiver, or hands
+/// them out at its poll endpoint (RFC 8936, ``FakePollEndpoint``).
 final class FakeTransmitter: Sendable {
     static let keyID = "fake-transmitter-1"
     static let ecKeyID = "fake-transmitter-ec-1"
@@ -20,6 +21,7 @@ final class FakeTransmitter: Sendable {
         do { return try P256PrivateKey.generate() } catch { fatalError("no P-256 key: \(error)") }
     }()
     static let pushDelivery = "urn:ietf:rfc:8935"
+    static let pollDelivery = "urn:ietf:rfc:8936"
 
     /// `https://127.0.0.1:<port>/`: the `iss` of every SET it signs.
     let issuer: String
@@ -28,6 +30,8 @@ final class FakeTransmitter: Sendable {
     let tokens = TestTokenFactory(key: TestKeys.rsa2048, keyID: FakeTransmitter.keyID)
     /// Its stream management (SSF 1.0 §8 and Google's RISC API).
     let streams = FakeStreamService()
+    /// Its poll endpoint (RFC 8936) at ``FakePollEndpoint/path``.
+    let poll = FakePollEndpoint()
     private let server: HTTPServer
     private let directory: TemporaryDirectory
     private let requests: RequestPaths
@@ -56,16 +60,21 @@ final class FakeTransmitter: Sendable {
         let requests = RequestPaths()
         self.requests = requests
         let streams = self.streams
+        let poll = self.poll
         server = HTTPServer(configuration: configuration) { request in
             requests.paths.withLock { $0.append(request.path) }
             switch request.path {
             case "/jwks":
                 return .json(bytes: jwks)
+            case FakePollEndpoint.path:
+                return poll.handle(request)
             case "/.well-known/ssf-configuration":
                 let url = requests.base.withLock { $0 }
                 let document: JSONValue = [
                     "spec_version": "1_0", "issuer": .string(url + "/"), "jwks_uri": .string(url + "/jwks"),
-                    "delivery_methods_supported": [.string(FakeTransmitter.pushDelivery)],
+                    "delivery_methods_supported": [
+                        .string(FakeTransmitter.pushDelivery), .string(FakeTransmitter.pollDelivery),
+                    ],
                     "configuration_endpoint": .string(url + "/ssf/stream"),
                     "verification_endpoint": .string(url + "/ssf/verify"),
                 ]

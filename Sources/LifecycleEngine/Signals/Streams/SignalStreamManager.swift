@@ -82,12 +82,25 @@ public struct SignalStreamManager: Sendable {
 
     /// Creates the stream (SSF 1.0 §8.1.1.1) or, for Google, sets it (`stream:update` creates or replaces).
     /// Returns the stream configuration the transmitter answered.
+    /// A poll stream asks for `delivery` `{"method": "urn:ietf:rfc:8936"}` only: the transmitter supplies the
+    /// poll endpoint in the answer's `delivery.endpoint_url` (SSF 1.0 §8.1.1).
     public func create(events: [String], endpointURL: String?) async throws(StreamManagementError) -> JSONValue {
-        let url = try endpoint(endpointURL)
-        if provider.profile == .googleRISC { return try await googleUpdate(events: events, endpointURL: url) }
+        if provider.profile == .googleRISC {
+            return try await googleUpdate(events: events, endpointURL: try endpoint(endpointURL))
+        }
+        let delivery: JSONObject
+        if provider.stream.delivery == .poll {
+            guard endpointURL == nil else {
+                throw StreamManagementError(
+                    "--endpoint-url is for push delivery; a poll stream's endpoint is the transmitter's")
+            }
+            delivery = ["method": .string(SignalStreamConfiguration.Delivery.poll.uri)]
+        } else {
+            delivery = try self.delivery(try endpoint(endpointURL))
+        }
         let configuration = try await configurationEndpoint()
         let body: JSONObject = [
-            "delivery": .object(try delivery(url)),
+            "delivery": .object(delivery),
             "events_requested": .array(eventsRequested(events).map(JSONValue.string)),
             "description": .string("lifecycle \(app)/\(provider.id)"),
         ]
@@ -122,7 +135,11 @@ public struct SignalStreamManager: Sendable {
         var body: JSONObject = [
             "stream_id": .string(id), "events_requested": .array(eventsRequested(events).map(JSONValue.string)),
         ]
-        if let url = endpointURL ?? provider.stream.endpointURL { body["delivery"] = .object(try delivery(url)) }
+        if provider.stream.delivery == .poll {
+            body["delivery"] = ["method": .string(SignalStreamConfiguration.Delivery.poll.uri)]
+        } else if let url = endpointURL ?? provider.stream.endpointURL {
+            body["delivery"] = .object(try delivery(url))
+        }
         let configuration = try await configurationEndpoint()
         let answer = try await client.send(
             "PATCH", configuration, body: .object(body), authorization: try managementAuthorization())

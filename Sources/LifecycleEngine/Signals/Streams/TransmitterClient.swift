@@ -19,6 +19,16 @@ package struct TransmitterClient: Sendable {
         _ method: String, _ url: String, query: [(String, String)] = [], body: JSONValue? = nil,
         authorization: String?
     ) async throws(StreamManagementError) -> (status: Int, json: JSONValue?) {
+        let answer = try await exchange(method, url, query: query, body: body, authorization: authorization)
+        return (answer.status, JSONValue.parseIfValid(answer.body))
+    }
+
+    /// ``send(_:_:query:body:authorization:)`` answering the body's bytes as read (at most
+    /// ``maximumResponseBytes``), for a caller that parses them itself.
+    func exchange(
+        _ method: String, _ url: String, query: [(String, String)] = [], body: JSONValue? = nil,
+        authorization: String?
+    ) async throws(StreamManagementError) -> (status: Int, body: [UInt8]) {
         let base: AppleBaseURL
         switch AppleBaseURL.parse(url, field: "url", what: "URL") {
         case .success(let parsed): base = parsed
@@ -52,7 +62,7 @@ package struct TransmitterClient: Sendable {
         } catch {
             throw StreamManagementError("\(method) \(base): \(Self.describe(error))")
         }
-        return (response.status, JSONValue.parseIfValid(response.body))
+        return (response.status, response.body)
     }
 
     /// Fails with one line unless `status` is one of `expected`, naming the call and the transmitter's error
