@@ -137,7 +137,7 @@ public enum ReportJSONRenderer {
         ]
     }
 
-    private static func row(_ value: ReportSubjectRow) -> JSONValue {
+    static func row(_ value: ReportSubjectRow) -> JSONValue {
         [
             "subject": .string(value.pseudonym),
             "eventType": .string(value.eventType),

@@ -95,7 +95,9 @@ public struct ReportWriter: Sendable {
         }
         manifest.append((line, Array(line.text.utf8)))
         let log = try ReportLog(appDirectory: appDirectory, app: dataset.app, signingKey: signingKey)
-            .catchUp(manifest: manifest)
+            .catchUp(
+                manifest: manifest,
+                known: [line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: dataset)])
         return Written(
             files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log)
     }
