@@ -7,6 +7,14 @@ extension JSONValue {
         return output
     }
 
+    /// Pretty JSON text as it reads `indent` levels deep in an enclosing document: a renderer that streams a
+    /// long array writes each element with this, and the bytes equal those of the whole document serialized.
+    public func serialized(pretty: Bool, indent: Int) -> String {
+        var output = ""
+        write(into: &output, sortedKeys: false, pretty: pretty, indent: indent)
+        return output
+    }
+
     private func write(into output: inout String, sortedKeys: Bool, pretty: Bool, indent: Int) {
         switch self {
         case .null: output += "null"

@@ -22,3 +22,33 @@ public enum SHA256 {
 
     public static func hexDigest(_ text: String) -> String { hexDigest(Array(text.utf8)) }
 }
+
+extension SHA256 {
+    /// SHA-256 over bytes that arrive in pieces (a report file written as it is rendered), with the same
+    /// digest as ``SHA256/hash(_:)-([UInt8])`` over their concatenation. One owner; not shared across threads.
+    public final class Hasher {
+        private let context: OpaquePointer
+
+        public init() {
+            guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+            // As hash(_:): SHA-256 cannot fail short of memory exhaustion.
+            precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex(SHA-256) failed")
+            self.context = context
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count > 0 else { return }
+            precondition(EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1, "EVP_DigestUpdate failed")
+        }
+
+        /// The digest, lowercase hex; the hasher is spent afterwards.
+        public func finishHex() -> String {
+            var output = [UInt8](repeating: 0, count: SHA256.byteCount)
+            var length: UInt32 = 0
+            precondition(EVP_DigestFinal_ex(context, &output, &length) == 1, "EVP_DigestFinal_ex failed")
+            return Hex.encode(output)
+        }
+    }
+}

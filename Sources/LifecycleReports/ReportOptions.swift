@@ -10,11 +10,17 @@ public struct ReportOptions: Hashable, Sendable {
     /// Fewest completion times a 95th percentile is printed for: with fewer than 20, the nearest-rank p95
     /// (rank ⌈0.95 × N⌉) is the largest value, so it would only repeat the slowest time.
     public var minimumP95Sample: Int
+    /// Most requests the HTML page lists one by one. A period with more lists only its exceptions (completed
+    /// late, overdue, failed or unproven, held, denied), at most this many, and sums up the retained items
+    /// and remaining copies; the CSV and JSON files always hold every request. A page of a million request
+    /// blocks is hundreds of megabytes no browser opens and no one reads.
+    public var pageRequestLimit: Int
 
     public init(
         maximumChartDays: Int = 366, collectionPageSize: Int = 500, minimumMedianSample: Int = 5,
-        minimumP95Sample: Int = 20
+        minimumP95Sample: Int = 20, pageRequestLimit: Int = 1000
     ) {
+        self.pageRequestLimit = pageRequestLimit
         self.maximumChartDays = maximumChartDays
         self.collectionPageSize = collectionPageSize
         self.minimumMedianSample = minimumMedianSample

@@ -83,6 +83,15 @@ public protocol StoreReader {
 
     /// Every history line of one account, oldest first.
     func history(app: String, subject: String) throws -> [StoredHistoryEntry]
+    /// The history lines of every account of `app` whose `sub` lies in `[fromSubject, throughSubject]` (byte
+    /// order, as ``accounts(app:afterSubject:limit:)`` pages them), by `sub` then oldest first: one range
+    /// statement for a page of accounts. The same range reads exist for the jobs, decisions, revocations and
+    /// data keys below.
+    func history(app: String, fromSubject: String, throughSubject: String) throws -> [(
+        subject: String, entry: StoredHistoryEntry
+    )]
+    /// The Apple token revocations of the accounts in `[fromSubject, throughSubject]`, by `sub`.
+    func appleRevocations(app: String, fromSubject: String, throughSubject: String) throws -> [StoredAppleRevocation]
     /// How many applied inputs moved an account from one state to another (including refreshes that stay),
     /// over every app, for metrics. `from` is `none` for the input that created the record.
     func transitionCounts() throws -> [(from: String, to: String, count: Int)]
@@ -109,6 +118,10 @@ public protocol StoreReader {
     func erasureJobs(app: String, subject: String) throws -> [StoredErasureJob]
     /// Every extension, hold and refusal recorded for the account's deletion requests, oldest first.
     func requestDecisions(app: String, subject: String) throws -> [StoredRequestDecision]
+    /// The jobs of the accounts in `[fromSubject, throughSubject]`, by `sub` then id, with their steps.
+    func erasureJobs(app: String, fromSubject: String, throughSubject: String) throws -> [StoredErasureJob]
+    /// The decisions of the accounts in `[fromSubject, throughSubject]`, by `sub` then id.
+    func requestDecisions(app: String, fromSubject: String, throughSubject: String) throws -> [StoredRequestDecision]
     /// Jobs per status; every status is present, zero when none.
     func erasureJobCounts() throws -> [ErasureJobStatus: Int]
     /// Steps per (target, status), only the pairs that occur.
@@ -129,6 +142,8 @@ public protocol StoreReader {
     func subjectKey(app: String, subject: String, scope: SubjectKeyScope) throws -> StoredSubjectKey?
     /// Every data key of one subject, by scope.
     func subjectKeys(app: String, subject: String) throws -> [StoredSubjectKey]
+    /// The data keys of the accounts in `[fromSubject, throughSubject]`, by `sub` then scope.
+    func subjectKeys(app: String, fromSubject: String, throughSubject: String) throws -> [StoredSubjectKey]
     /// Up to `limit` live data keys wrapped by `masterKeyID` after `after` in primary-key order (app, sub,
     /// scope; from the start when nil): a rotation walks the key table once, batch after batch.
     func subjectKeys(wrappedBy masterKeyID: String, after: StoredSubjectKey?, limit: Int) throws -> [StoredSubjectKey]

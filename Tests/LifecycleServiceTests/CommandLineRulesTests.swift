@@ -172,6 +172,7 @@ struct CommandLineRulesTests {
             (["apple", "check", "--json"] + config, 1),
             (["bench", "reconcile", "--accounts", "200", "--json"], 0),
             (["bench", "ingest", "--duration", "1", "--bodies", "300", "--connections", "2", "--json"], 0),
+            (["bench", "report", "--events", "40", "--policies", ErasureScenario.shippedPolicies, "--json"], 0),
             (["demo", "--directory", demo.path, "--policies", ErasureScenario.shippedPolicies, "--json"], 0),
         ]
         // Every syntax that offers --json is among the cases.

@@ -4,7 +4,7 @@ import LifecycleDevTools
 /// `lifecycle bench`: the project's own benchmarks, self-contained and reproducible.
 struct BenchCommand: LifecycleCommand {
     static let name = "bench"
-    static let summary = "run the project's benchmarks (ingest, reconcile)"
+    static let summary = "run the project's benchmarks (ingest, reconcile, report)"
     static let syntax = [
         CommandSyntax(
             "bench", action: "ingest",
@@ -15,6 +15,12 @@ struct BenchCommand: LifecycleCommand {
         CommandSyntax(
             "bench", action: "reconcile",
             options: [.value("--accounts", "N"), .value("--seed", "S"), .value("--keep", "DIR"), .json]),
+        CommandSyntax(
+            "bench", action: "report",
+            options: [
+                .value("--events", "N"), .value("--seed", "S"), .value("--policies", "DIR"), .value("--keep", "DIR"),
+                .json,
+            ]),
     ]
     static let details = """
         ingest: generates a stand-in Apple key, signs N unique notifications, starts the real service on
@@ -45,6 +51,23 @@ struct BenchCommand: LifecycleCommand {
           --seed S            generator seed (default 1); the same seed gives the same data
           --keep DIR          work in DIR and keep the store and app database there
           --json              print the report as JSON
+
+        report: generates (seeded, reproducible) a service store holding one app's month (November 2026) of N
+        deletion requests (70% account-deleted, 20% in-app, 10% consent-revoked) with the erasure jobs the
+        shipped default policy plans for each, run to a realistic mix of ends (most on time, 3% late, about 1%
+        failed or still retrying past the deadline, a few unproven, held, extended or refused) and the last
+        reconcile's findings; then generates that month's deletion-compliance report with the same generator
+        as report generate and serve, and reports setup and run time, requests/s, peak resident memory and
+        the files' sizes. Exits 1 unless the written report verifies and lists every request.
+          swift build -c release && .build/release/lifecycle bench report --events 1000000
+
+        options:
+          --events N          deletion requests to generate (default 100000)
+          --seed S            generator seed (default 1); the same seed gives the same store and report
+          --policies DIR      the erasure policies, default.json among them (default: policies, as in the
+                              repository root)
+          --keep DIR          work in DIR and keep the store, configuration and report files there
+          --json              print the report as JSON
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {
@@ -58,12 +81,17 @@ struct BenchCommand: LifecycleCommand {
             let report = try await ReconcileBenchmark.run(options) { line in io.printError(line) }
             io.print(parsed.json ? report.json.serialized(pretty: true) : report.text)
             return report.matches ? ExitStatus.success : ExitStatus.negative
+        case .report(let options):
+            let report = try await ReportBenchmark.run(options) { line in io.printError(line) }
+            io.print(parsed.json ? report.json.serialized(pretty: true) : report.text)
+            return report.succeeded ? ExitStatus.success : ExitStatus.negative
         }
     }
 
     enum Benchmark {
         case ingest(IngestBenchmark.Options)
         case reconcile(ReconcileBenchmark.Options)
+        case report(ReportBenchmark.Options)
     }
 
     static func parseOptions(_ arguments: inout CommandArguments) throws(UsageError) -> (
@@ -77,6 +105,8 @@ struct BenchCommand: LifecycleCommand {
         let bodies = try arguments.integerOption("--bodies", range: 1...10_000_000)
         let accounts = try arguments.integerOption("--accounts", range: 1...50_000_000)
         let seed = try arguments.integerOption("--seed", range: 0...Int.max)
+        let events = try arguments.integerOption("--events", range: 1...50_000_000)
+        let policies = try arguments.option("--policies")
         // The parser took only the options of the named benchmark (``syntax``).
         switch try arguments.positionals(max: 1).first {
         case "ingest":
@@ -87,6 +117,13 @@ struct BenchCommand: LifecycleCommand {
             options.directory = directory
             options.storeURL = storeURL
             return (.ingest(options), json)
+        case "report":
+            var options = ReportBenchmark.Options()
+            if let events { options.events = events }
+            if let seed { options.seed = UInt64(seed) }
+            if let policies { options.policiesDirectory = policies }
+            options.directory = directory
+            return (.report(options), json)
         default:
             var options = ReconcileBenchmark.Options()
             if let accounts { options.accounts = accounts }

@@ -109,6 +109,7 @@ public struct ReportAssembler: Sendable {
         dataset.inputs = Self.inputCounts(inputs)
         dataset.minimumMedianSample = options.minimumMedianSample
         dataset.minimumP95Sample = options.minimumP95Sample
+        dataset.pageRequestLimit = options.pageRequestLimit
         dataset.operationsPseudonymKeyID = operationsPseudonymKeyID ?? pseudonymKeyID
         return dataset
     }

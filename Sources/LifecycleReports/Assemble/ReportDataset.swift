@@ -33,6 +33,12 @@ public struct ReportDataset: Hashable, Sendable {
     /// The fewest completion times a median and a 95th percentile are stated for (``ReportOptions``).
     public var minimumMedianSample: Int = ReportOptions.default.minimumMedianSample
     public var minimumP95Sample: Int = ReportOptions.default.minimumP95Sample
+    /// Most requests the HTML page lists one by one (``ReportOptions/pageRequestLimit``).
+    public var pageRequestLimit: Int = ReportOptions.default.pageRequestLimit
+
+    /// True when the HTML page lists every request; false when there are more than it lists one by one, and
+    /// it shows the exceptions and sums up the rest (the CSV and JSON hold every request either way).
+    public var pageListsEveryRequest: Bool { subjects.count <= pageRequestLimit }
 
     /// The end of what the report can have seen: the period's end, or the generation time while the period
     /// is still running (a report cannot speak of a time after it was written).

@@ -40,6 +40,14 @@ public struct ReportSubjectRow: Hashable, Sendable {
     /// True while a legal hold is in force.
     public var isHeld: Bool { holds.contains { $0.releasedAt == nil } }
 
+    /// A request someone must look at or answer for: completed late or past a deadline, failed or unproven,
+    /// ever held, extended or denied. What the HTML page lists when the period has more requests than it lists
+    /// one by one (``ReportDataset/pageListsEveryRequest``).
+    public var isException: Bool {
+        onTime == false || outcome == .overdue || outcome == .failed || verification == .unverified
+            || !holds.isEmpty || denial != nil || self.extension != nil
+    }
+
     /// When the service had recorded the request durably and so acknowledged it: the answer to Apple or the app
     /// (200, `accepted`) is sent only after the commit of the transaction stamped `receivedAt`. Nil for a
     /// discovery of the reconciler, which answers nobody.

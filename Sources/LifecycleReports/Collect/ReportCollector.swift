@@ -25,49 +25,27 @@ public struct ReportCollector: Sendable {
 
     public func collect(app: String, period: ReportPeriod, generatedAt: Instant) async throws -> ReportInputs {
         var events: [ReportEvent] = []
+        var subjectJobs: [ReportSubjectJob] = []
+        var keys: [String: [StoredSubjectKey]] = [:]
+        var revocations: [String: StoredAppleRevocation] = [:]
+        var decisions: [String: [StoredRequestDecision]] = [:]
         var after: String? = nil
         let pageSize = options.collectionPageSize
         while true {
             let cursor = after
-            let page: (events: [ReportEvent], last: String?, count: Int) = try await store.read { reader in
-                let accounts = try reader.accounts(app: app, afterSubject: cursor, limit: pageSize)
-                var found: [ReportEvent] = []
-                for (subject, _) in accounts {
-                    for stored in try reader.history(app: app, subject: subject)
-                    where period.contains(stored.entry.eventTime) {
-                        found.append(
-                            ReportEvent(
-                                subject: subject, kind: stored.entry.kind, source: stored.source,
-                                eventTime: stored.entry.eventTime, receivedAt: stored.entry.receivedAt,
-                                disposition: stored.entry.disposition))
-                    }
-                }
-                return (found, accounts.last?.subject, accounts.count)
+            let page = try await store.read { reader in
+                try Self.page(reader, app: app, period: period, after: cursor, limit: pageSize)
             }
             events += page.events
+            for key in page.keys { keys[key.subject, default: []].append(key) }
+            for revocation in page.revocations { revocations[revocation.subject] = revocation }
+            for decision in page.decisions { decisions[decision.request.subject, default: []].append(decision) }
+            subjectJobs += try await jobs.erasureJobs(app: app, subjects: page.requestSubjects)
             guard page.count == pageSize, let last = page.last else { break }
             after = last
         }
-        let subjects = Set(
-            events.filter { ReportAssembler.deletionTypes.contains($0.kind) && $0.disposition == .applied }.map(
-                \.subject))
-        var subjectJobs: [ReportSubjectJob] = []
-        for subject in subjects.sorted() {
-            subjectJobs += try await jobs.erasureJobs(app: app, subject: subject)
-        }
-        let ordered = subjects.sorted()
-        let (keys, masterKeys, revocations, types, decisions) = try await store.read { reader in
-            var keys: [String: [StoredSubjectKey]] = [:]
-            var revocations: [String: StoredAppleRevocation] = [:]
-            var decisions: [String: [StoredRequestDecision]] = [:]
-            for subject in ordered {
-                keys[subject] = try reader.subjectKeys(app: app, subject: subject)
-                revocations[subject] = try reader.appleRevocation(app: app, subject: subject)
-                let recorded = try reader.requestDecisions(app: app, subject: subject)
-                if !recorded.isEmpty { decisions[subject] = recorded }
-            }
-            let types = try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
-            return (keys, try reader.masterKeys(), revocations, types, decisions)
+        let (masterKeys, types) = try await store.read { reader in
+            (try reader.masterKeys(), try reader.notificationTypeCounts(app: app, from: period.from, to: period.to))
         }
         var inputs = ReportInputs(
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: subjectJobs,
@@ -76,5 +54,52 @@ public struct ReportCollector: Sendable {
         inputs.notificationTypes = types
         inputs.requestDecisions = decisions
         return inputs
+    }
+
+    /// One page of accounts, in one read: their inputs in the period, and the data keys, revocations and
+    /// decisions of those with an applied deletion request (``ReportAssembler/deletionTypes``), each table
+    /// read once over the page's `sub` range.
+    struct Page: Sendable {
+        var events: [ReportEvent] = []
+        /// Subjects with an applied deletion request in the period, in `sub` order.
+        var requestSubjects: [String] = []
+        var keys: [StoredSubjectKey] = []
+        var revocations: [StoredAppleRevocation] = []
+        var decisions: [StoredRequestDecision] = []
+        var last: String?
+        var count = 0
+    }
+
+    static func page(
+        _ reader: any StoreReader, app: String, period: ReportPeriod, after cursor: String?, limit: Int
+    ) throws -> Page {
+        let accounts = try reader.accounts(app: app, afterSubject: cursor, limit: limit)
+        var page = Page(last: accounts.last?.subject, count: accounts.count)
+        guard let first = accounts.first?.subject, let last = page.last else { return page }
+        let known = Set(accounts.map(\.subject))
+        for (subject, stored) in try reader.history(app: app, fromSubject: first, throughSubject: last)
+        where known.contains(subject) && period.contains(stored.entry.eventTime) {
+            page.events.append(
+                ReportEvent(
+                    subject: subject, kind: stored.entry.kind, source: stored.source,
+                    eventTime: stored.entry.eventTime, receivedAt: stored.entry.receivedAt,
+                    disposition: stored.entry.disposition))
+            if ReportAssembler.deletionTypes.contains(stored.entry.kind), stored.entry.disposition == .applied,
+                page.requestSubjects.last != subject
+            {
+                page.requestSubjects.append(subject)
+            }
+        }
+        guard let firstRequest = page.requestSubjects.first, let lastRequest = page.requestSubjects.last else {
+            return page
+        }
+        let requests = Set(page.requestSubjects)
+        page.keys = try reader.subjectKeys(app: app, fromSubject: firstRequest, throughSubject: lastRequest)
+            .filter { requests.contains($0.subject) }
+        page.revocations = try reader.appleRevocations(app: app, fromSubject: firstRequest, throughSubject: lastRequest)
+            .filter { requests.contains($0.subject) }
+        page.decisions = try reader.requestDecisions(app: app, fromSubject: firstRequest, throughSubject: lastRequest)
+            .filter { requests.contains($0.request.subject) }
+        return page
     }
 }

@@ -4,6 +4,18 @@
 public protocol ErasureJobSource: Sendable {
     /// Every job of one account (any trigger, any status), oldest first.
     func erasureJobs(app: String, subject: String) async throws -> [ReportSubjectJob]
+    /// The jobs of several accounts, `subjects` in `sub` byte order: by subject, each oldest first.
+    func erasureJobs(app: String, subjects: [String]) async throws -> [ReportSubjectJob]
+}
+
+extension ErasureJobSource {
+    /// The jobs of several accounts, `subjects` in `sub` byte order, by subject then oldest first. A source
+    /// that can read them at once (``StoreErasureJobSource``: one range read per page) overrides this.
+    public func erasureJobs(app: String, subjects: [String]) async throws -> [ReportSubjectJob] {
+        var jobs: [ReportSubjectJob] = []
+        for subject in subjects { jobs += try await erasureJobs(app: app, subject: subject) }
+        return jobs
+    }
 }
 
 /// Where the collect stage reads the last reconcile run of an app (DESIGN.md §8). ``NoFindings`` (no run

@@ -42,7 +42,11 @@ public struct ReportLog: Sendable {
     }
 
     /// `manifest`: every line of the app's manifest, in order, with the bytes of each (without newline).
-    public func catchUp(manifest: [(line: ReportManifestLine, text: [UInt8])]) throws -> CaughtUp {
+    /// `known`: the leaves of lines the caller has already derived, by sequence (the writer's new report, from
+    /// the dataset it rendered, instead of reading its JSON file back); the others are read from their files.
+    public func catchUp(
+        manifest: [(line: ReportManifestLine, text: [UInt8])], known: [Int: ReportLogEntries] = [:]
+    ) throws -> CaughtUp {
         let store = publisher.store
         let current = try publisher.currentCheckpoint()
         let size = current?.checkpoint.size ?? 0
@@ -67,7 +71,7 @@ public struct ReportLog: Sendable {
         let firstReceipted = max(logged - 1, 0)
         var groups: [ReportLogEntries] = []
         for (line, text) in manifest[firstReceipted...] {
-            groups.append(try entries(line: line, text: text))
+            groups.append(try known[line.sequence] ?? entries(line: line, text: text))
         }
         let newLeaves = groups.dropFirst(logged - firstReceipted).flatMap(\.all)
         var treeSize = size
@@ -88,9 +92,11 @@ public struct ReportLog: Sendable {
         }
         // Later leaves first, so the first receipt written per deletion is its latest outcome.
         var written = Set<ReportLogEntries.DeletionKey>()
-        for receipt in receipts.sorted(by: { $0.index > $1.index }) where written.insert(receipt.key).inserted {
-            let proof = try publisher.receipt(index: receipt.index, extra: receipt.entry)
-            try writeAtomically(proof.bytes, to: appDirectory + "/" + receipt.key.receiptPath)
+        let latest = receipts.sorted(by: { $0.index > $1.index }).filter { written.insert($0.key).inserted }
+        try FileManager.default.createDirectory(
+            atPath: appDirectory + "/" + ReportLogEntries.receiptDirectory, withIntermediateDirectories: true)
+        try publisher.receipts(latest.map { ($0.index, $0.entry) }) { position, proof in
+            try writeAtomically(proof.bytes, to: appDirectory + "/" + latest[position].key.receiptPath)
         }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
@@ -110,9 +116,8 @@ public struct ReportLog: Sendable {
         }
     }
 
+    /// The receipt directory exists already (``catchUp(manifest:known:)`` creates it once).
     private func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let temporary = path + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
             throw Failure(description: "\(path): cannot write the receipt")

@@ -79,7 +79,30 @@ public struct ReportLogEntries: Hashable, Sendable {
                 (DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), Self.serialize(object)))
         }
         self.outcomes = outcomes
-        report = Self.serialize([
+        report = Self.report(line: line, lineText: lineText)
+    }
+
+    /// The same leaves from the dataset the JSON file was rendered from (``ReportJSONRenderer``), without
+    /// reading the file back: each row's members are the values the renderer writes, so the bytes equal those
+    /// a verifier derives from the file.
+    public init(line: ReportManifestLine, lineText: some Collection<UInt8>, dataset: ReportDataset) {
+        outcomes = dataset.subjects.map { subject in
+            let row = ReportJSONRenderer.row(subject)
+            var object: [String: JSONValue] = [
+                "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
+            ]
+            for member in Self.outcomeMembers { object[member] = row[member] ?? .null }
+            return (
+                DeletionKey(
+                    subject: subject.pseudonym, eventType: subject.eventType, eventTime: subject.eventTime.iso8601),
+                Self.serialize(object)
+            )
+        }
+        report = Self.report(line: line, lineText: lineText)
+    }
+
+    private static func report(line: ReportManifestLine, lineText: some Collection<UInt8>) -> [UInt8] {
+        serialize([
             "kind": "report", "app": .string(line.app), "sequence": .integer(Int64(line.sequence)),
             "generatedAt": .string(line.generatedAt.iso8601),
             "manifestLineSha256": .string(ReportManifestLine.chainHash(lineText)),

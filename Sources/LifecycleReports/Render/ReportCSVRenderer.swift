@@ -13,7 +13,14 @@ public enum ReportCSVRenderer {
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
-        var lines = [columns.map(field).joined(separator: ",")]
+        var text = ""
+        render(dataset) { text += $0 }
+        return Array(text.utf8)
+    }
+
+    /// The same bytes in pieces, a line at a time, so a writer can stream a large month to its file.
+    public static func render(_ dataset: ReportDataset, into emit: (String) -> Void) {
+        emit(columns.map(field).joined(separator: ",") + "\r\n")
         for row in dataset.subjects {
             let values: [String] = [
                 row.pseudonym, row.eventType, row.source.rawValue, row.eventTime.iso8601, row.receivedAt.iso8601,
@@ -30,9 +37,8 @@ public enum ReportCSVRenderer {
                 row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
                 row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "),
             ]
-            lines.append(values.map(field).joined(separator: ","))
+            emit(values.map(field).joined(separator: ",") + "\r\n")
         }
-        return Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
     }
 
     /// `target rule: status, N attempts, finished TIME, evidence` in plain words.

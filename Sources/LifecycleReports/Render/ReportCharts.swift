@@ -64,9 +64,15 @@ enum ReportCharts {
                 svg +=
                     "<rect x=\"\(f(x(p95) - 2.5))\" y=\"\(f(mid - 13))\" width=\"5\" height=\"26\" class=\"p95\"/>\n"
             }
+            // Above the page's request limit, one dot per pixel column and lateness: a million dots would draw
+            // the same band, in a page no browser opens.
+            var drawn: Set<Int> = []
             for row in dataset.subjects where row.eventType == summary.type {
                 guard let days = row.daysToComplete else { continue }
                 let late = row.onTime == false
+                if !dataset.pageListsEveryRequest {
+                    guard drawn.insert(Int(x(days).rounded()) * 2 + (late ? 1 : 0)).inserted else { continue }
+                }
                 svg +=
                     "<circle cx=\"\(f(x(days)))\" cy=\"\(f(mid))\" r=\"4.5\" class=\"\(late ? "dot late" : "dot")\"/>\n"
             }

@@ -33,7 +33,7 @@ public enum ReportHTMLRenderer {
         html += """
             <section>
             <h2>Days from event to completed erasure, against the deadline</h2>
-            \(ReportCharts.daysToErasure(dataset))<p class="legend"><span class="key dot-key"></span> one completed request
+            \(ReportCharts.daysToErasure(dataset))<p class="legend"><span class="key dot-key"></span> \(dataset.pageListsEveryRequest ? "one completed request" : "completed requests (one dot per position)")
             <span class="key late-key"></span> completed late <span class="key median-key"></span> median
             <span class="key p95-key"></span> 95th percentile <span class="key deadline-key"></span> deadline
             (shaded: time allowed)</p>
@@ -241,6 +241,7 @@ public enum ReportHTMLRenderer {
 
     private static func retainedSection(_ dataset: ReportDataset) -> String {
         let e = HTMLText.escape
+        guard dataset.pageListsEveryRequest else { return retainedTotalsSection(dataset) }
         let rows = dataset.subjects.flatMap { row in
             row.retained.map {
                 [
@@ -256,8 +257,79 @@ public enum ReportHTMLRenderer {
                 empty: "Nothing is retained.") + "</section>\n"
     }
 
+    /// The retained items of a period with more requests than the page lists: one line per category, legal
+    /// basis and status, with how many and the purge dates they span.
+    private static func retainedTotalsSection(_ dataset: ReportDataset) -> String {
+        struct Group: Hashable {
+            var category: String
+            var basis: String
+            var status: String
+        }
+        var counts: [Group: (count: Int, first: Instant, last: Instant)] = [:]
+        var order: [Group] = []
+        for row in dataset.subjects {
+            for item in row.retained {
+                let group = Group(category: item.category, basis: item.basis, status: item.status)
+                if let seen = counts[group] {
+                    counts[group] = (seen.count + 1, min(seen.first, item.purgeAt), max(seen.last, item.purgeAt))
+                } else {
+                    counts[group] = (1, item.purgeAt, item.purgeAt)
+                    order.append(group)
+                }
+            }
+        }
+        let rows = order.map { group -> [String] in
+            let value = counts[group] ?? (0, dataset.generatedAt, dataset.generatedAt)
+            return [
+                token(group.category), HTMLText.escape(group.basis), String(value.count),
+                "\(token(value.first.iso8601)) to \(token(value.last.iso8601))", token(group.status),
+            ]
+        }
+        return "<section>\n<h2>Retained items</h2>\n<p class=\"meta\">Categories kept after deletion because "
+            + "another law requires it, until their purge date: what makes a request completed with exceptions. "
+            + "Summed up by category, legal basis and status; \(fullDetailText)</p>\n"
+            + table(
+                ["Category", "Legal basis", "Items", "Purge dates", "Status"], rows, empty: "Nothing is retained.")
+            + "</section>\n"
+    }
+
+    /// The remaining copies of a period with more requests than the page lists: how many requests have a
+    /// bound, the latest date by which every backup copy is beyond use, and the master keys of their
+    /// destroyed data keys.
+    private static func remainingCopiesTotalsSection(_ dataset: ReportDataset) -> String {
+        var bounded = 0
+        var unknown = 0
+        var latest: Instant? = nil
+        var keys: [String: (count: Int, text: String)] = [:]
+        for row in dataset.subjects {
+            guard let copies = row.remainingCopies else { continue }
+            bounded += 1
+            if let end = copies.backupsBeyondUseBy { latest = max(latest ?? end, end) } else { unknown += 1 }
+            if let key = copies.masterKey {
+                let text =
+                    key.retiredAt.map { "rotated away \(token($0.iso8601))" }
+                    ?? key.rotationDueBy.map { "rotation due by \(token($0.iso8601))" } ?? "in force"
+                keys[key.id] = ((keys[key.id]?.count ?? 0) + 1, text)
+            }
+        }
+        var html = "<section>\n<h2>Remaining copies</h2>\n"
+        guard bounded > 0 else { return html + "<p class=\"empty\">No erasure in this period.</p>\n</section>\n" }
+        html +=
+            "<p class=\"meta\">\(bounded) requests have a bound on remaining copies. Every backup copy of their erased "
+            + "data is beyond use by <b>\(latest.map { token($0.iso8601) } ?? "a date not yet known")</b> at the latest"
+            + (unknown > 0
+                ? " of those whose erasure finished; for \(unknown) it is not yet known (not erased yet)" : "")
+            + ". Per request, the bounds are in the CSV and JSON files. \(fullDetailText)</p>\n"
+        let rows = keys.sorted { $0.key < $1.key }.map { [token($0.key), String($0.value.count), $0.value.text] }
+        return html
+            + table(
+                ["Master key of the destroyed data keys", "Requests", "State"], rows,
+                empty: "No data key of the service's own copies was destroyed.") + "</section>\n"
+    }
+
     private static func remainingCopiesSection(_ dataset: ReportDataset) -> String {
         let e = HTMLText.escape
+        guard dataset.pageListsEveryRequest else { return remainingCopiesTotalsSection(dataset) }
         let rows = dataset.subjects.compactMap { row -> [String]? in
             guard let copies = row.remainingCopies else { return nil }
             let backups =
@@ -282,7 +354,7 @@ public enum ReportHTMLRenderer {
     }
 
     private static func failedSection(_ dataset: ReportDataset) -> String {
-        let rows = dataset.subjects.flatMap { row in
+        var rows = dataset.subjects.flatMap { row in
             row.targets.filter { $0.status == "failed" || $0.status == "unverified" }.map { target in
                 [
                     subject(row.pseudonym) + "<br>" + token(row.eventType),
@@ -293,8 +365,14 @@ public enum ReportHTMLRenderer {
                 ]
             }
         }
+        let total = rows.count
+        rows = Array(rows.prefix(dataset.pageRequestLimit))
+        let shown =
+            total > rows.count
+            ? " The first \(rows.count) of <b data-figure=\"failedTargets\">\(total)</b> by event time. \(fullDetailText)"
+            : ""
         return "<section>\n<h2>Failed jobs</h2>\n<p class=\"meta\">Targets whose erasure failed after its retries "
-            + "or cannot be proven; <code>lifecycle jobs retry ID</code> runs them again.</p>\n"
+            + "or cannot be proven; <code>lifecycle jobs retry ID</code> runs them again.\(shown)</p>\n"
             + table(
                 ["Subject and event", "Target", "Status", "Times (UTC)", "Error"], rows,
                 empty: "No job failed.") + "</section>\n"
@@ -315,21 +393,47 @@ public enum ReportHTMLRenderer {
             + HTMLText.escape(String(reference[hash...])) + "</span>"
     }
 
+    /// Where every request is when the page lists only some: the report's sibling files, hashed in the same
+    /// manifest line.
+    static let fullDetailText =
+        "Every request, with its targets, evidence, retained items and remaining copies, is in this report's CSV "
+        + "and JSON files (the same name as this page, ending <code>.csv</code> and <code>.json</code>), hashed and "
+        + "signed in the same manifest line as this page."
+
     private static func requestsSection(_ dataset: ReportDataset) -> String {
         let e = HTMLText.escape
-        var html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
-        html +=
-            "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
-            + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
-            + "hold or denial with its reason.</p>\n"
-        guard !dataset.subjects.isEmpty else {
-            return html + "<p class=\"empty\">No deletion request in this period.</p>\n</section>\n"
+        let listed: [ReportSubjectRow]
+        var html: String
+        if dataset.pageListsEveryRequest {
+            listed = dataset.subjects
+            html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
+            html +=
+                "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
+                + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
+                + "hold or denial with its reason.</p>\n"
+        } else {
+            let exceptions = dataset.subjects.filter(\.isException)
+            listed = Array(exceptions.prefix(dataset.pageRequestLimit))
+            html = "<section class=\"requests\">\n<h2>Exceptions</h2>\n"
+            html +=
+                "<p class=\"meta\" data-figure=\"exceptions\">This period has <b>\(dataset.subjects.count)</b> "
+                + "requests, more than the \(dataset.pageRequestLimit) this page lists one by one, so it lists the "
+                + "exceptions: requests completed late or past a deadline, failed or unproven, held, extended or "
+                + "denied, <b data-figure=\"exceptionCount\">\(exceptions.count)</b> in all"
+                + (exceptions.count > listed.count ? ", the first \(listed.count) by event time" : "")
+                + ". One block per request: the subject, where it came from, its times, its answer, what a refusal "
+                + "cancelled, and any extension, legal hold or denial with its reason. \(fullDetailText)</p>\n"
+        }
+        guard !listed.isEmpty else {
+            let none =
+                dataset.subjects.isEmpty ? "No deletion request in this period." : "No request is an exception."
+            return html + "<p class=\"empty\">\(none)</p>\n</section>\n"
         }
         html += "<table class=\"request-table\">\n<thead><tr>"
         html += ["Event and source", "Times (UTC)", "Outcome", "Policy", "Cancelled steps, extension, hold, denial"]
             .map { "<th>\($0)</th>" }.joined()
         html += "</tr></thead>\n"
-        for row in dataset.subjects {
+        for row in listed {
             let cancelled =
                 row.cancellation.map { cancellation in
                     cancellation.steps.map(token).joined(separator: "<br>") + "<div class=\"label\">"

@@ -5,6 +5,10 @@ import LifecycleCore
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
     public static func document(_ dataset: ReportDataset) -> JSONValue {
+        document(dataset, subjects: .array(dataset.subjects.map(row)))
+    }
+
+    private static func document(_ dataset: ReportDataset, subjects: JSONValue) -> JSONValue {
         .object([
             "schema": .string(ReportDataset.schema),
             "app": .string(dataset.app),
@@ -28,14 +32,42 @@ public enum ReportJSONRenderer {
                 "lastRunAt": dataset.findings.lastRunAt.map(instant) ?? .null,
                 "items": .array(dataset.findings.items.map(finding)),
             ],
-            "subjects": .array(dataset.subjects.map(row)),
+            "subjects": subjects,
             "integrity": dataset.integrity.map(integrity) ?? .null,
         ])
     }
 
     /// Pretty-printed UTF-8 with a final newline.
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
-        Array((document(dataset).serialized(pretty: true) + "\n").utf8)
+        var text = ""
+        render(dataset) { text += $0 }
+        return Array(text.utf8)
+    }
+
+    /// Stands for the subjects array in the serialized document, which ``render(_:into:)`` cuts there; a
+    /// control character, escaped by the serializer, so no dataset value spells it.
+    private static let subjectsMark = "\u{1}subjects\u{1}"
+
+    /// The same bytes in pieces: the document around the subjects, and each subject serialized at its depth
+    /// as it comes, so neither the document's tree nor its text of a large month is ever whole in memory.
+    public static func render(_ dataset: ReportDataset, into emit: (String) -> Void) {
+        let text = document(dataset, subjects: .string(subjectsMark)).serialized(pretty: true)
+        let mark = JSONValue.string(subjectsMark).serialized()
+        guard let range = text.range(of: mark) else {
+            emit(document(dataset).serialized(pretty: true) + "\n")
+            return
+        }
+        emit(String(text[..<range.lowerBound]))
+        if dataset.subjects.isEmpty {
+            emit("[]")
+        } else {
+            emit("[")
+            for (offset, subject) in dataset.subjects.enumerated() {
+                emit((offset > 0 ? "," : "") + "\n    " + row(subject).serialized(pretty: true, indent: 2))
+            }
+            emit("\n  ]")
+        }
+        emit(String(text[range.upperBound...]) + "\n")
     }
 
     static func instant(_ value: Instant) -> JSONValue { .string(value.iso8601) }
@@ -105,7 +137,7 @@ public enum ReportJSONRenderer {
         ]
     }
 
-    private static func row(_ value: ReportSubjectRow) -> JSONValue {
+    static func row(_ value: ReportSubjectRow) -> JSONValue {
         [
             "subject": .string(value.pseudonym),
             "eventType": .string(value.eventType),

@@ -57,15 +57,20 @@ public struct ReportWriter: Sendable {
             sequence: lines.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
             manifest: ReportManifestLine.fileName)
         let base = try freeBaseName(appDirectory: appDirectory, generatedAt: dataset.generatedAt)
-        let rendered: [(ext: String, bytes: [UInt8])] = [
-            ("html", ReportHTMLRenderer.render(dataset)), ("json", ReportJSONRenderer.render(dataset)),
-            ("csv", ReportCSVRenderer.render(dataset)),
+        // One file at a time, each rendered, written and hashed before the next is rendered: a large month's
+        // files are hundreds of megabytes each, and holding all three at once would triple the peak.
+        // The JSON and CSV files, which hold every request, are streamed: written and hashed as they are
+        // rendered.
+        let renderers: [(ext: String, render: (ReportDataset, (String) -> Void) -> Void)] = [
+            ("html", { dataset, emit in emit(ReportHTMLRenderer.page(dataset)) }),
+            ("json", ReportJSONRenderer.render(_:into:)), ("csv", ReportCSVRenderer.render(_:into:)),
         ]
         var files: [(path: String, sha256: String)] = []
-        for (ext, bytes) in rendered {
+        for (ext, render) in renderers {
             let relative = base + "." + ext
-            try Self.writeNew(bytes, to: appDirectory + "/" + relative)
-            files.append((relative, SHA256.hexDigest(bytes)))
+            let sink = try ReportFileSink(path: appDirectory + "/" + relative)
+            render(dataset) { sink.append($0) }
+            files.append((relative, try sink.finish()))
         }
 
         var line = ReportManifestLine(
@@ -90,7 +95,9 @@ public struct ReportWriter: Sendable {
         }
         manifest.append((line, Array(line.text.utf8)))
         let log = try ReportLog(appDirectory: appDirectory, app: dataset.app, signingKey: signingKey)
-            .catchUp(manifest: manifest)
+            .catchUp(
+                manifest: manifest,
+                known: [line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: dataset)])
         return Written(
             files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log)
     }
@@ -110,14 +117,5 @@ public struct ReportWriter: Sendable {
             if !taken { return base }
             counter += 1
         }
-    }
-
-    /// Writes through a temporary file and a rename, so a reader never sees half a report.
-    private static func writeNew(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw Failure(description: "\(path): cannot write the report file")
-        }
-        guard rename(temporary, path) == 0 else { throw Failure(description: "\(path): cannot rename into place") }
     }
 }

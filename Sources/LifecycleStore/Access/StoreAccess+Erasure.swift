@@ -76,6 +76,42 @@ extension StoreAccess {
         }
     }
 
+    /// The jobs of every account of `app` whose `sub` lies in `[fromSubject, throughSubject]`, by `sub` then
+    /// id: two range statements (jobs by `erasure_jobs_account`, their steps by primary key) for a whole page
+    /// of accounts, for the report's collect stage.
+    func erasureJobs(
+        app: String, fromSubject: String, throughSubject: String
+    ) throws(StoreError) -> [StoredErasureJob] {
+        try sql { () throws -> [StoredErasureJob] in
+            let rows = try connection.fetchAll(
+                """
+                SELECT \(ErasureJobRow.columns) FROM erasure_jobs
+                WHERE app = $1 AND sub >= $2 AND sub <= $3 ORDER BY sub, id
+                """, [app, fromSubject, throughSubject]
+            ) { row in try ErasureJobRow.decode(row) }
+            var steps: [Int64: [(ErasureStep, Instant?)]] = [:]
+            try connection.fetchEach(
+                """
+                SELECT \(ErasureJobRow.stepColumns), job_id FROM erasure_steps
+                WHERE job_id IN (SELECT id FROM erasure_jobs WHERE app = $1 AND sub >= $2 AND sub <= $3)
+                ORDER BY job_id, ordinal
+                """, [app, fromSubject, throughSubject]
+            ) { row in
+                let decoded = try ErasureJobRow.decodeStep(row)
+                steps[row.int64(14), default: []].append((decoded.step, decoded.startedAt))
+            }
+            return rows.map { row in
+                let jobSteps = steps[row.id] ?? []
+                var plan = row.plan
+                plan.targets = jobSteps.map(\.0.target)
+                return StoredErasureJob(
+                    id: row.id, app: row.app, subject: row.subject,
+                    job: ErasureJob(plan: plan, steps: jobSteps.map(\.0), cancelledAt: row.cancelledAt),
+                    createdAt: row.createdAt, cancelReason: row.cancelReason, stepsStartedAt: jobSteps.map(\.1))
+            }
+        }
+    }
+
     func erasureJobCounts() throws(StoreError) -> [ErasureJobStatus: Int] {
         try sql { () throws -> [ErasureJobStatus: Int] in
             var counts = Dictionary(uniqueKeysWithValues: ErasureJobStatus.allCases.map { ($0, 0) })

@@ -13,7 +13,7 @@ extension StoreAccess {
         """
     }
 
-    private func decodeDecision(_ row: Row) throws -> StoredRequestDecision {
+    func decodeDecision(_ row: Row) throws -> StoredRequestDecision {
         guard let trigger = PolicyTrigger(canonicalName: row.text(3)) else {
             throw Row.unreadable("request_decisions", "trigger")
         }

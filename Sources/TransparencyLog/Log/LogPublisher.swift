@@ -64,6 +64,26 @@ public struct LogPublisher: Sendable {
         }
     }
 
+    /// tlog-proof receipts for many entries against the current checkpoint, handed to `body` in the order
+    /// asked: the checkpoint is read and its signature checked once, and one tile reader (with its cache of
+    /// recent tiles) serves every proof, so a report's million receipts read each tile about once. Asking in
+    /// index order, up or down, is what makes the cache hit.
+    public func receipts(
+        _ entries: [(index: UInt64, extra: [UInt8]?)], _ body: (Int, LogProof) throws -> Void
+    ) throws {
+        guard !entries.isEmpty else { return }
+        guard let current = try currentCheckpoint() else {
+            throw TransparencyLogError(.invalidArgument, "\(store.directory) has no checkpoint yet")
+        }
+        let reader = TileHashReader(store: store, treeSize: current.checkpoint.size)
+        for (position, entry) in entries.enumerated() {
+            let proof = try reader.tree.inclusionProof(index: entry.index, size: current.checkpoint.size)
+            try body(
+                position,
+                LogProof(extra: entry.extra, index: entry.index, hashes: proof.hashes, checkpoint: current.bytes))
+        }
+    }
+
     /// A tlog-proof receipt for the entry at `index` against the current checkpoint. `extra` travels with it
     /// unauthenticated (for example the entry itself, so the receipt stands alone).
     public func receipt(index: UInt64, extra: [UInt8]? = nil) throws(TransparencyLogError) -> LogProof {

@@ -1,0 +1,62 @@
+import LifecycleCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A report file written as it is rendered: text goes through a buffer to a temporary file and into a
+/// running SHA-256, and ``finish()`` renames the file into place, so a reader never sees half a report and a
+/// large month's file is never held whole in memory.
+final class ReportFileSink {
+    /// Bytes gathered before one `write(2)`.
+    static let bufferSize = 1 << 20
+
+    let path: String
+    private let temporary: String
+    private var descriptor: Int32
+    private let hasher = SHA256.Hasher()
+    private var buffer: [UInt8] = []
+    private var failed = false
+
+    init(path: String) throws {
+        self.path = path
+        temporary = path + ".tmp"
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ReportWriter.Failure(description: "\(path): cannot write the report file") }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func append(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    private func flush() {
+        buffer.withUnsafeBytes { bytes in
+            hasher.update(bytes)
+            var offset = 0
+            while offset < bytes.count && !failed {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { failed = true } else { offset += written }
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left, closes and renames the file into place; returns its SHA-256 (hex).
+    func finish() throws -> String {
+        flush()
+        let closed = close(descriptor) == 0
+        descriptor = -1
+        guard !failed, closed else { throw ReportWriter.Failure(description: "\(path): cannot write the report file") }
+        guard rename(temporary, path) == 0 else {
+            throw ReportWriter.Failure(description: "\(path): cannot rename into place")
+        }
+        return hasher.finishHex()
+    }
+}

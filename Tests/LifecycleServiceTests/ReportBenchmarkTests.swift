@@ -1,0 +1,87 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+@testable import LifecycleReports
+
+/// `lifecycle bench report`: the report figures in the README come from it, so the real process must write a
+/// report that verifies and lists every request, and the page must stay readable at that size.
+@Suite("Report benchmark")
+struct ReportBenchmarkTests {
+    /// The requests section of a page: from its heading to the glossary.
+    static func requestsSection(_ html: String) throws -> Substring {
+        let start = try #require(html.range(of: "<section class=\"requests\">"))
+        let end = try #require(html.range(of: "<section class=\"glossary\">"))
+        return html[start.lowerBound..<end.lowerBound]
+    }
+
+    @Test("the real process writes a month of requests, prints its figures, and the report verifies")
+    func process() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-report-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // More requests than the page lists one by one (ReportOptions.pageRequestLimit, 1000).
+        let events = 1100
+        let run = try await LifecycleProcess.run(
+            [
+                "bench", "report", "--events", String(events), "--seed", "3", "--keep", directory, "--policies",
+                ErasureScenario.shippedPolicies,
+            ], timeout: .seconds(600))
+        #expect(run.status == 0, "\(run)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        func line(_ label: String) -> String? { lines.first { $0.hasPrefix(label + " ") } }
+        #expect(line("requests")?.contains("\(events) deletion requests in one month (seed 3)") == true, "\(run)")
+        #expect(line("setup")?.hasSuffix("(store written directly, not part of the run)") == true, "\(run)")
+        #expect(line("report")?.contains("requests/s") == true, "\(run)")
+        #expect(line("peak memory")?.contains("MiB at the end") == true, "\(run)")
+        #expect(line("outcomes")?.contains("\(events) received") == true, "\(run)")
+        #expect(line("verify")?.contains("the written report verifies") == true, "\(run)")
+
+        let verified = try await LifecycleProcess.run(
+            ["report", "verify", directory + "/reports", "--public-key", directory + "/report-ed25519.pub.pem"])
+        #expect(verified.status == 0, "\(verified)")
+
+        let year = directory + "/reports/bench/2027"
+        let names = try FileManager.default.contentsOfDirectory(atPath: year)
+        let csvName = try #require(names.first { $0.hasSuffix(".csv") })
+        let htmlName = try #require(names.first { $0.hasSuffix(".html") })
+        let csv = try String(contentsOfFile: year + "/" + csvName, encoding: .utf8)
+        #expect(csv.split(separator: "\r\n").count == events + 1)
+        let html = try String(contentsOfFile: year + "/" + htmlName, encoding: .utf8)
+        let section = try Self.requestsSection(html)
+        #expect(section.contains("<h2>Exceptions</h2>"))
+        #expect(section.contains("is in this report's CSV and JSON files"))
+        #expect(!section.contains("<h2>Every request</h2>"))
+        let listed = section.components(separatedBy: "<tbody class=\"request\">").count - 1
+        #expect(listed > 0 && listed < events / 5, "listed \(listed) of \(events)")
+    }
+
+    @Test("above the page's limit the page lists the exceptions only, sums up the rest and says where it is")
+    func exceptionsOnly() throws {
+        var dataset = ReportFixture.dataset
+        let everything = try Self.requestsSection(String(decoding: ReportHTMLRenderer.render(dataset), as: UTF8.self))
+        #expect(everything.contains("<h2>Every request</h2>"))
+        dataset.pageRequestLimit = 2
+        let html = String(decoding: ReportHTMLRenderer.render(dataset), as: UTF8.self)
+        let section = try Self.requestsSection(html)
+        #expect(section.contains("<h2>Exceptions</h2>"))
+        #expect(section.contains("This period has <b>\(dataset.subjects.count)</b> requests"))
+        #expect(section.contains(".csv</code> and <code>.json</code>"))
+        let exceptions = dataset.subjects.filter(\.isException)
+        #expect(!exceptions.isEmpty && exceptions.count < dataset.subjects.count)
+        let listed = exceptions.prefix(dataset.pageRequestLimit)
+        for row in dataset.subjects {
+            let shown = listed.contains { $0.pseudonym == row.pseudonym && $0.eventType == row.eventType }
+            if shown { #expect(section.contains(row.pseudonym), "\(row.eventType) \(row.outcome)") }
+            if !row.isException && !exceptions.contains(where: { $0.pseudonym == row.pseudonym }) {
+                #expect(!section.contains(row.pseudonym), "\(row.eventType) \(row.outcome) is not an exception")
+            }
+        }
+        #expect(section.contains("data-figure=\"exceptionCount\">\(exceptions.count)</b>"))
+        // The per-request tables of retained items are summed up, and the CSV still holds every request.
+        #expect(html.contains("Summed up by category, legal basis and status"))
+        let csv = String(decoding: ReportCSVRenderer.render(dataset), as: UTF8.self)
+        #expect(csv.split(separator: "\r\n").count == dataset.subjects.count + 1)
+    }
+}
