@@ -170,10 +170,6 @@ extension StoreAccess {
         """
     }
 
-    private static var observedRevocations: String {
-        "SELECT r.sub, r.status FROM apple_revocations r WHERE r.app = $1 AND r.sub >= $2 AND r.sub <= $3"
-    }
-
     /// One page of the service's view, ordered by `sub` in byte order (SQLite's BINARY collation,
     /// `COLLATE "C"` on PostgreSQL).
     ///
@@ -204,8 +200,8 @@ extension StoreAccess {
                 facts[subject] = value
             }
             var revocations: [String: String] = [:]
-            try connection.fetchEach(Self.observedRevocations, [app, first, last]) { row in
-                revocations[row.text(0)] = row.text(1)
+            for revocation in try appleRevocations(app: app, fromSubject: first, throughSubject: last) {
+                revocations[revocation.subject] = revocation.status.rawValue
             }
             return accounts.map { account in
                 ObservedAccountRow.observed(
