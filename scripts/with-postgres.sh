@@ -85,9 +85,10 @@ trap cleanup EXIT INT TERM
 as_owner "'$bindir/initdb' -D '$data' -A trust -U postgres -E UTF8 --locale=C.UTF-8 >'$root/initdb.log' 2>&1" \
   || { cat "$root/initdb.log" >&2; exit 1; }
 # fsync off: the cluster is thrown away after the run. max_connections: tests run in parallel, each store
-# with its own pool.
+# with its own pool. wal_keep_size: no checkpoint (the server's or a test's) removes or recycles a segment
+# written during the run, so a test that reads the WAL finds what was written there.
 if ! as_owner "'$bindir/pg_ctl' -D '$data' -l '$root/server.log' -w -t 60 \
-    -o \"-h 127.0.0.1 -p $port -k '$root' -c max_connections=400 -c fsync=off -c full_page_writes=off\" start" \
+    -o \"-h 127.0.0.1 -p $port -k '$root' -c max_connections=400 -c fsync=off -c full_page_writes=off -c wal_keep_size=4GB\" start" \
     >/dev/null; then
   cat "$root/server.log" >&2
   exit 1
