@@ -118,6 +118,14 @@ public protocol StoreReader {
     func erasureJobs(app: String, subject: String) throws -> [StoredErasureJob]
     /// Every extension, hold and refusal recorded for the account's deletion requests, oldest first.
     func requestDecisions(app: String, subject: String) throws -> [StoredRequestDecision]
+    /// The alias in force for the identifier `alias` (its latest row), nil when it names only itself.
+    func accountAliasInForce(app: String, alias: String) throws -> StoredAccountAlias?
+    /// Every row of each identifier that names the account or ever did, or that is the account's own key,
+    /// oldest first.
+    func accountAliases(app: String, subject: String) throws -> [StoredAccountAlias]
+    /// How many rows of `kind` were recorded for the identifier `alias` (the recycles so far, which number the
+    /// next holder).
+    func accountAliasCount(app: String, alias: String, kind: AccountAliasKind) throws -> Int
     /// The jobs of the accounts in `[fromSubject, throughSubject]`, by `sub` then id, with their steps.
     func erasureJobs(app: String, fromSubject: String, throughSubject: String) throws -> [StoredErasureJob]
     /// The decisions of the accounts in `[fromSubject, throughSubject]`, by `sub` then id.
@@ -384,6 +392,10 @@ public protocol StoreWriter: StoreReader {
     /// `refused: <basis>`, a hold keeps ``claimErasureSteps(now:owner:leaseUntil:limit:)`` off every step of the
     /// request until ``releaseRequestHold(_:at:reason:)``. Returns the row id.
     func recordRequestDecision(_ decision: NewRequestDecision) throws -> Int64
+
+    /// Appends an alias row (``NewAccountAlias``); returns its id.
+    @discardableResult
+    func recordAccountAlias(_ alias: NewAccountAlias) throws -> Int64
 
     /// Releases the request's holds in force; returns how many were.
     func releaseRequestHold(_ request: DeletionRequestKey, at instant: Instant, reason: String) throws -> Int

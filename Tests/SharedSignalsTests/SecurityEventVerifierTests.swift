@@ -155,6 +155,36 @@ struct SecurityEventVerifierTests {
         #expect(ProviderSubject.providerName(ofAccountKey: "001234.0123456789abcdef.0101") == "apple")
         #expect(ProviderSubject.providerName(ofAccountKey: first) == "p")
     }
+
+    @Test("a later holder of an identifier has its own key, read back with its generation; a bad mark is no key")
+    func holderGenerations() {
+        let first = ProviderSubject(provider: "p", format: "email", values: ["a@example.com"])
+        var second = first
+        second.generation = 2
+        #expect(first.accountKey == "p:email:a@example.com")
+        #expect(second.accountKey == "p:email#2:a@example.com")
+        #expect(ProviderSubject(accountKey: second.accountKey) == second)
+        #expect(ProviderSubject(accountKey: second.accountKey)?.firstHolder == first)
+        #expect(ProviderSubject(accountKey: second.accountKey)?.values.last == "a@example.com", "the :provider_sub")
+        for bad in ["p:email#1:a", "p:email#:a", "p:email#02:a", "p:email#x:a"] {
+            #expect(ProviderSubject(accountKey: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("identifier-changed: the new value in the subject's format, an e-mail lowercased; other formats none")
+    func changedIdentifier() throws {
+        let email = try SubjectIdentifier(decoding: ["format": "email", "email": "Old@Example.com"])
+        #expect(
+            email.changed(to: "New@Example.COM")?.providerSubject(provider: "p")?.accountKey
+                == "p:email:new@example.com")
+        #expect(email.changed(to: "OLD@example.com") == nil, "the same address is no change")
+        let phone = try SubjectIdentifier(decoding: ["format": "phone_number", "phone_number": "+12065550100"])
+        #expect(
+            phone.changed(to: "+12065550111")?.providerSubject(provider: "p")?.accountKey
+                == "p:phone_number:+12065550111")
+        let opaque = try SubjectIdentifier(decoding: ["format": "opaque", "id": "7"])
+        #expect(opaque.changed(to: "8") == nil)
+    }
 }
 
 /// ES256 transmitters: the P-256 keys of a JWKS verify ES256 SETs, and only those.

@@ -14,28 +14,48 @@ public struct ProviderSubject: Hashable, Sendable {
     public var format: String
     /// The identifier's members in the format's order (`iss_sub`: iss, sub).
     public var values: [String]
+    /// Which holder of the identifier this is: 1 for the first, one more after each RISC `identifier-recycled`
+    /// (RISC 1.0 §2.6: the identifier now names another person), so a new holder's account is never the old
+    /// holder's. Written into the key as `<format>#<generation>` from 2 on; the formats (RFC 9493 §3) never
+    /// contain `#`.
+    public var generation: Int
 
-    public init(provider: String, format: String, values: [String]) {
+    public init(provider: String, format: String, values: [String], generation: Int = 1) {
         self.provider = provider
         self.format = format
         self.values = values
+        self.generation = max(1, generation)
     }
 
     /// The store's `sub` for this account.
     public var accountKey: String {
-        ([provider, format] + values).map(Self.escaped).joined(separator: ":")
+        let format = generation > 1 ? "\(format)#\(generation)" : format
+        return ([provider, format] + values).map(Self.escaped).joined(separator: ":")
+    }
+
+    /// The same identifier as its first holder's: what the transmitter names, whichever holder it is now.
+    public var firstHolder: ProviderSubject {
+        ProviderSubject(provider: provider, format: format, values: values)
     }
 
     /// Reads a key back; nil for an Apple `sub` or anything not written by ``accountKey``.
     public init?(accountKey: String) {
         let parts = accountKey.split(separator: ":", omittingEmptySubsequences: false).map { Self.unescaped($0) }
-        guard parts.count >= 2, let provider = parts[0], let format = parts[1], !provider.isEmpty else { return nil }
+        guard parts.count >= 2, let provider = parts[0], var format = parts[1], !provider.isEmpty else { return nil }
+        var generation = 1
+        if let mark = format.firstIndex(of: "#") {
+            guard let number = Int(format[format.index(after: mark)...]), number >= 2,
+                String(number) == format[format.index(after: mark)...]
+            else { return nil }
+            generation = number
+            format = String(format[..<mark])
+        }
         var values: [String] = []
         for part in parts.dropFirst(2) {
             guard let part else { return nil }
             values.append(part)
         }
-        self.init(provider: provider, format: format, values: values)
+        self.init(provider: provider, format: format, values: values, generation: generation)
     }
 
     /// The provider a stored `sub` belongs to: `apple` for a bare Apple subject.

@@ -115,11 +115,13 @@ public final class SecurityEventIngestor: Sendable {
         }
         let account = streamEvent ? nil : token.subject?.providerSubject(provider: provider)
         // A stream event, or a token subject, names no account: it is stored under the stream's key, which for
-        // a verification holds its `state` and for a stream-updated its `status` (``SignalStreamEvents``).
-        let subject = account?.accountKey ?? SignalStreamEvents.key(provider: provider, token: token)
+        // a verification holds its `state` and for a stream-updated its `status` (``SignalStreamEvents``). An
+        // account's identifier may be an alias of another account (``AccountAliases``): that is resolved in
+        // the write, and the key sealed under here is then replaced.
+        let named = account?.accountKey ?? SignalStreamEvents.key(provider: provider, token: token)
         let unsealed = NewSecurityEvent(
             app: receiver.app, provider: provider, jti: token.jti, issuer: token.issuer, audience: token.audience,
-            subject: subject, eventTypeURI: token.eventType.uri, eventTime: token.eventTime, issuedAt: token.issuedAt,
+            subject: named, eventTypeURI: token.eventType.uri, eventTime: token.eventTime, issuedAt: token.issuedAt,
             expiresAt: token.expiresAt, keyID: token.keyID, receivedAt: receivedAt,
             bodySHA256: SHA256.hexDigest(body), sealedRawSET: nil, source: source)
         let input: AccountInput? =
@@ -132,15 +134,22 @@ public final class SecurityEventIngestor: Sendable {
         let outcome: SecurityEventOutcome
         do {
             let candidate = try vault.candidate(
-                app: receiver.app, subject: subject, scope: .notifications, at: receivedAt)
+                app: receiver.app, subject: named, scope: .notifications, at: receivedAt)
             let presealed = try vault.seal(
-                body, column: .notificationToken, app: receiver.app, subject: subject, rowKey: unsealed.inboxKey,
+                body, column: .notificationToken, app: receiver.app, subject: named, rowKey: unsealed.inboxKey,
                 dataKey: candidate.dataKey)
             outcome = try await store.write { [transitions, vault] writer in
                 var new = unsealed
-                if let dataKey = try vault.sealingKey(for: candidate, in: writer) {
+                let aliases = AccountAliases(app: new.app, writer: writer)
+                let subject = account == nil ? named : try aliases.account(named: named)
+                new.subject = subject
+                let sealing =
+                    subject == named
+                    ? candidate
+                    : try vault.candidate(app: new.app, subject: subject, scope: .notifications, at: receivedAt)
+                if let dataKey = try vault.sealingKey(for: sealing, in: writer) {
                     new.sealedRawSET =
-                        dataKey == candidate.dataKey
+                        subject == named && dataKey == candidate.dataKey
                         ? presealed
                         : try vault.seal(
                             body, column: .notificationToken, app: new.app, subject: subject, rowKey: new.inboxKey,
@@ -150,6 +159,9 @@ public final class SecurityEventIngestor: Sendable {
                 case .duplicateJTI(let existing), .duplicateEvent(let existing):
                     return .duplicate(existingID: existing)
                 case .inserted(let id):
+                    if account != nil {
+                        try aliases.record(token, named: named, account: subject, notificationID: id, at: receivedAt)
+                    }
                     guard let input else { return .accepted(notificationID: id, type: token.eventType, account: nil) }
                     let context = TransitionContext(
                         app: new.app, subject: subject, input: input, source: "notification", notificationID: id)
@@ -178,7 +190,7 @@ public final class SecurityEventIngestor: Sendable {
             fields.append(("state", .string(changed.state.canonicalName)))
             committed.notify()
         }
-        log.log(.info, "signal.\(outcome.outcomeName)", app: receiver.app, subject: subject, fields)
+        log.log(.info, "signal.\(outcome.outcomeName)", app: receiver.app, subject: named, fields)
         return outcome
     }
 

@@ -51,10 +51,14 @@ public struct AccountOperations: Sendable {
         let limits = limits
         let found = try await AdminError.mappingStoreFailures(log: log) {
             try await store.read {
-                reader -> (AccountRecord, [StoredHistoryEntry], [OutboxMessage], [StoredErasureJob])? in
+                reader -> (
+                    AccountRecord, [StoredHistoryEntry], [OutboxMessage], [StoredErasureJob], [StoredAccountAlias]
+                )?
+                in
                 guard let record = try reader.account(app: app, subject: subject) else { return nil }
                 let history = try reader.history(app: app, subject: subject)
                 let jobs = try reader.erasureJobs(app: app, subject: subject)
+                let aliases = try reader.accountAliases(app: app, subject: subject)
                 var messages: [OutboxMessage] = []
                 for status in [OutboxStatus.pending, .dead] {
                     var after: Int64? = nil
@@ -69,15 +73,16 @@ public struct AccountOperations: Sendable {
                         after = last.id
                     }
                 }
-                return (record, history, messages.sorted { $0.id < $1.id }, jobs)
+                return (record, history, messages.sorted { $0.id < $1.id }, jobs, aliases)
             }
         }
-        guard let (record, history, messages, jobs) = found else { throw AdminError.unknownAccount }
+        guard let (record, history, messages, jobs, aliases) = found else { throw AdminError.unknownAccount }
         var document = AdminDocuments.account(app: app, subject: subject, record: record)
         document["history"] = .array(history.map(AdminDocuments.history))
         document["outbox"] = .array(messages.map { AdminDocuments.outboxMessage($0, includePayload: false) })
         let pseudonym = context.pseudonymizer.pseudonym(app: app, subject: subject)
         document["erasureJobs"] = .array(jobs.map { $0.document(pseudonym: pseudonym) })
+        document["aliases"] = .array(AdminDocuments.aliases(aliases))
         return .object(document)
     }
 

@@ -5,6 +5,21 @@ import LifecycleStore
 /// prints the same documents) cannot drift apart. The shapes are the ones `admin.openapi.json` describes.
 /// They carry the `sub`: the admin API is for operators, behind the bearer token, never for logs.
 enum AdminDocuments {
+    /// The identifier changes that concern an account (RISC `identifier-changed`, `identifier-recycled`):
+    /// each row names an identifier and the account it names from `recordedAt` on; `inForce` is false once a
+    /// later row of the same identifier replaced it.
+    static func aliases(_ rows: [StoredAccountAlias]) -> [JSONValue] {
+        var latest: [String: Int64] = [:]
+        for row in rows { latest[row.alias.alias] = max(latest[row.alias.alias] ?? row.id, row.id) }
+        return rows.map { row in
+            .object([
+                "identifier": .string(row.alias.alias), "account": .string(row.alias.subject),
+                "kind": .string(row.alias.kind.rawValue), "recordedAt": .string(row.alias.recordedAt.iso8601),
+                "inForce": .bool(latest[row.alias.alias] == row.id),
+            ])
+        }
+    }
+
     /// An account's record without its history: what `link` and `deletion` answer.
     static func account(app: String, subject: String, record: AccountRecord) -> JSONObject {
         var object: JSONObject = [

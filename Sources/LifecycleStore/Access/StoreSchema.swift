@@ -33,6 +33,7 @@ enum StoreSchema {
             Migration(version: 15, name: "apple-token-probe-retry", sql: appleTokenProbeRetry(dialect)),
             Migration(version: 16, name: "notification-payloads-held", sql: notificationPayloadsHeld),
             Migration(version: 17, name: "request-decisions", sql: requestDecisions(dialect)),
+            Migration(version: 18, name: "account-aliases", sql: accountAliases(dialect)),
         ]
     }
 
@@ -473,6 +474,24 @@ enum StoreSchema {
         CREATE INDEX request_decisions_request ON request_decisions (app, sub, trigger, event_time_ms, id);
         CREATE INDEX request_decisions_held ON request_decisions (app, sub)
             WHERE kind = 'hold' AND released_at_ms IS NULL;
+        """
+    }
+
+    /// The identifiers security events may name an account by (RISC `identifier-changed`,
+    /// `identifier-recycled`): append-only, the latest row of an alias in force.
+    static func accountAliases(_ dialect: SQLDialect) -> String {
+        """
+        CREATE TABLE account_aliases (
+            id \(dialect.id),
+            app \(dialect.orderedText) NOT NULL,
+            alias \(dialect.orderedText) NOT NULL,
+            sub \(dialect.orderedText) NOT NULL,
+            kind \(dialect.orderedText) NOT NULL CHECK (kind IN ('changed', 'recycled')),
+            notification_id \(dialect.integer) NOT NULL,
+            recorded_at_ms \(dialect.integer) NOT NULL
+        );
+        CREATE INDEX account_aliases_alias ON account_aliases (app, alias, id);
+        CREATE INDEX account_aliases_account ON account_aliases (app, sub, id);
         """
     }
 }

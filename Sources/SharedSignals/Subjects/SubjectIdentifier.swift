@@ -40,6 +40,22 @@ public struct SubjectIdentifier: Hashable, Sendable {
         }
     }
 
+    /// The identifier after a RISC `identifier-changed` (RISC 1.0 §2.5) whose `new-value` is `newValue`: the
+    /// same format with the new value, normalised as ``init(decoding:)`` does (an e-mail address lowercased).
+    /// Nil when the format is not one a change can carry (only `email` and `phone_number` are single values
+    /// a person changes) or the value is the current one.
+    public func changed(to newValue: String) -> SubjectIdentifier? {
+        guard case .account(let format, let values) = kind else { return nil }
+        let changed: String
+        switch format {
+        case "email": changed = newValue.lowercased()
+        case "phone_number": changed = newValue
+        default: return nil
+        }
+        guard values != [changed] else { return nil }
+        return Self.account(format, [changed])
+    }
+
     private static func decode(_ value: JSONValue, depth: Int) throws(VerificationError) -> SubjectIdentifier {
         guard depth <= maximumDepth else {
             throw VerificationError(.malformedEvent, "subject identifier nests too deeply")

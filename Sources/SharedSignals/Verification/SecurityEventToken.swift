@@ -27,11 +27,14 @@ public struct SecurityEventToken: Hashable, Sendable {
     public var state: String?
     /// `status` of a stream-updated event (SSF 1.0 §8.1.5: `enabled`, `paused`, `disabled`).
     public var status: String?
+    /// `new-value` of an identifier-changed event (RISC 1.0 §2.5): the subject's new e-mail address or phone
+    /// number. Personal, like the subject.
+    public var newValue: String?
 
     public init(
         jti: String, issuer: String, audience: String, issuedAt: Instant, expiresAt: Instant?, keyID: String,
         eventType: SecurityEventType, otherEventTypes: [String], eventTime: Instant, subject: SubjectIdentifier?,
-        reason: String?, state: String?, status: String? = nil
+        reason: String?, state: String?, status: String? = nil, newValue: String? = nil
     ) {
         self.jti = jti
         self.issuer = issuer
@@ -46,5 +49,6 @@ public struct SecurityEventToken: Hashable, Sendable {
         self.reason = reason
         self.state = state
         self.status = status
+        self.newValue = newValue
     }
 }

@@ -147,7 +147,20 @@ public struct SecurityEventVerifier: Sendable {
             jti: jti, issuer: issuer, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt, keyID: keyID,
             eventType: eventType, otherEventTypes: events.keys.filter { $0 != chosen.key }, eventTime: eventTime,
             subject: subject, reason: Self.shortString(event["reason"]), state: Self.shortString(event["state"]),
-            status: Self.shortString(event["status"]))
+            status: Self.shortString(event["status"]),
+            newValue: eventType == .identifierChanged ? try Self.newValue(event["new-value"]) : nil)
+    }
+
+    /// RISC 1.0 §2.5 `new-value`, optional: when present, a non-empty string no longer than a subject member
+    /// (``SubjectIdentifier/maximumValueBytes``), since it becomes an account key.
+    static func newValue(_ value: JSONValue?) throws(VerificationError) -> String? {
+        guard let value else { return nil }
+        guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= SubjectIdentifier.maximumValueBytes
+        else {
+            throw VerificationError(
+                .malformedEvent, "identifier-changed new-value is not a non-empty string of at most 1024 bytes")
+        }
+        return text
     }
 
     /// RFC 7519 §4.1.3: `aud` is one string or an array of strings; one of them must be configured.
