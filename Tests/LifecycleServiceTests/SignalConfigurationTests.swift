@@ -59,8 +59,8 @@ struct SignalConfigurationTests {
                 "apps[0].signals[0].issuer: missing"
             ),
             (
-                [["provider": "ssf", "id": "x", "issuer": "https://i/", "audience": ["a"]]],
-                "apps[0].signals[0].jwks: missing"
+                [["provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "", "audience": ["a"]]],
+                "apps[0].signals[0].jwks: expected a non-empty string"
             ),
             (
                 [["provider": "ssf", "id": "x", "issuer": "https://i/", "jwks": "http://i/keys", "audience": ["a"]]],

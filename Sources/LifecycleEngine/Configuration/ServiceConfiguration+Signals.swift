@@ -48,17 +48,15 @@ extension ServiceConfiguration {
                 throw reader.error("issuer", "missing", fix: "the transmitter's iss, e.g. https://idp.example.com/")
             }
             let defaultKeys = profile == .googleRISC ? SignalProfile.googleKeysURL : nil
-            guard var jwks = try reader.string("jwks", fix: "an https:// URL or a path") ?? defaultKeys,
-                !jwks.isEmpty
-            else {
-                throw reader.error(
-                    "jwks", "missing", fix: "the transmitter's jwks_uri (https://…) or a path to a JWKS file")
-            }
+            // Without `jwks` an SSF provider's keys are the discovery document's `jwks_uri`.
+            var jwks =
+                try reader.string("jwks", fix: "an https:// URL or a path, or leave it out to use the discovery's")
+                ?? defaultKeys ?? ""
             if jwks.hasPrefix("http://") {
                 throw reader.error(
                     "jwks", "plain http is refused", fix: "use https:// (keys fetched without TLS can be forged)")
             }
-            if !jwks.hasPrefix("https://") {
+            if !jwks.isEmpty && !jwks.hasPrefix("https://") {
                 jwks = resolve(jwks.hasPrefix("file:") ? String(jwks.dropFirst("file:".count)) : jwks)
             }
             guard let audiences = try reader.strings("audience", fix: "the aud values the transmitter sends"),

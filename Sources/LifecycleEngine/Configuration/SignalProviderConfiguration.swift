@@ -11,7 +11,8 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     /// The transmitter's `iss`, compared exactly. Default for `google-risc`: `https://accounts.google.com/`.
     public var issuer: String
     /// `https://…` key set URL, or a path (resolved) to a JWKS file. Default for `google-risc`: Google's
-    /// `jwks_uri`.
+    /// `jwks_uri`; for `ssf` empty: the key set is the one the discovery document names
+    /// (``keysFromDiscovery``).
     public var jwks: String
     /// The `aud` values accepted: for Google, the app's OAuth client IDs.
     public var audiences: [String]
@@ -30,6 +31,10 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     public var jwksFetchTimeoutSeconds: Int = 10
     /// Where and how `lifecycle signals stream …` manages the transmitter's stream.
     public var stream: SignalStreamConfiguration
+
+    /// No `jwks` is configured: `serve` reads the key set from the `jwks_uri` of the discovery document at
+    /// `stream.discovery` (SSF 1.0 §7.1), whose `issuer` must be ``issuer``.
+    public var keysFromDiscovery: Bool { jwks.isEmpty }
 
     public init(
         profile: SignalProfile, id: String, issuer: String, jwks: String, audiences: [String], path: String,

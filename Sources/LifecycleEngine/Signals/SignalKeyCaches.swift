@@ -16,20 +16,28 @@ public final class SignalKeyCaches: Sendable {
 
     /// The cache of `provider`'s key set; the error names the field when its `jwks` cannot be fetched from.
     func cache(for provider: SignalProviderConfiguration, field: String) throws(ConfigurationError) -> JWKSCache {
-        let identity = "\(provider.jwks)|\(provider.jwksMinRefreshSeconds)|\(provider.jwksFetchTimeoutSeconds)"
+        let source =
+            provider.keysFromDiscovery ? "discovery:\(provider.stream.discovery)|\(provider.issuer)" : provider.jwks
+        let identity = "\(source)|\(provider.jwksMinRefreshSeconds)|\(provider.jwksFetchTimeoutSeconds)"
         if let cached = caches.withLock({ $0[identity] }) { return cached }
-        guard let source = JWKSSource(provider.jwks) else {
-            throw ConfigurationError(
-                file: "configuration", field: field, problem: "unusable key source \(provider.jwks)",
-                fix: "use an https:// URL or a path to a JWKS file")
-        }
+        let limits = JWKSFetchLimits(timeoutSeconds: Double(provider.jwksFetchTimeoutSeconds))
         let fetcher: any JWKSFetcher
-        switch source.makeFetcher(limits: JWKSFetchLimits(timeoutSeconds: Double(provider.jwksFetchTimeoutSeconds))) {
-        case .success(let made): fetcher = made
-        case .failure(let error):
-            throw ConfigurationError(
-                file: "configuration", field: field, problem: error.description,
-                fix: "use https://host[:port]/path without query, fragment or user info")
+        if provider.keysFromDiscovery {
+            fetcher = DiscoveredJWKSFetcher(
+                discovery: provider.stream.discovery, issuer: provider.issuer, limits: limits)
+        } else {
+            guard let source = JWKSSource(provider.jwks) else {
+                throw ConfigurationError(
+                    file: "configuration", field: field, problem: "unusable key source \(provider.jwks)",
+                    fix: "use an https:// URL or a path to a JWKS file")
+            }
+            switch source.makeFetcher(limits: limits) {
+            case .success(let made): fetcher = made
+            case .failure(let error):
+                throw ConfigurationError(
+                    file: "configuration", field: field, problem: error.description,
+                    fix: "use https://host[:port]/path without query, fragment or user info")
+            }
         }
         let clock = self.clock
         let made = JWKSCache(
