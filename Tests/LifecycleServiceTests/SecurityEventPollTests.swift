@@ -19,7 +19,8 @@ struct SecurityEventPollTests {
     /// A serve process whose app `shop` has one `ssf` provider `idp` of the fake with poll delivery: the
     /// fake's poll endpoint as `pollURL` (unless `learnEndpoint`), fast poll timings, and `stream` merged in.
     static func serve(
-        _ fake: FakeTransmitter, webhook: String? = nil, learnEndpoint: Bool = false, stream extra: JSONObject = [:]
+        _ fake: FakeTransmitter, webhook: String? = nil, learnEndpoint: Bool = false, stream extra: JSONObject = [:],
+        storage: JSONValue? = nil
     ) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
         let target: JSONObject = [
             "app-db": [
@@ -41,9 +42,10 @@ struct SecurityEventPollTests {
                 "jwks": .string(fake.baseURL + "/jwks"), "audience": [.string(audience)], "stream": .object(stream),
             ]
         ]
+        var top: JSONObject = ["erasure": ["pollMilliseconds": 100]]
+        if let storage { top["storage"] = storage }
         let fixture = try await ServeFixture(
-            apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100]],
-            environment: ["SSL_CERT_FILE": fake.caFile])
+            apps: [.object(app)], extra: top, environment: ["SSL_CERT_FILE": fake.caFile])
         try fixture.writeSecret(FakeStreamService.managementToken + "\n", to: "secrets/idp-management-token")
         try fixture.writeSecret(webhookSecret, to: "secrets/shop-webhook")
         try fixture.createAppDatabase("shop.sqlite", subjects: ["user-purged"])

@@ -48,8 +48,37 @@ public final class SecurityEventPoller: Sendable {
         var isEmpty: Bool { ack.isEmpty && setErrs.isEmpty }
     }
 
-    /// Polls until cancelled or until the configuration in force has no such poll stream.
+    /// The store-wide lock one poller of the stream holds while it polls
+    /// (``Store/withExclusiveLock(named:_:)``).
+    var lockName: String { "signal-poll:\(app)/\(provider)" }
+
+    /// Polls until cancelled or until the configuration in force has no such poll stream, while holding the
+    /// stream's lock: of several instances on one store, one polls and the others stand by, looking again every
+    /// `pollIntervalMilliseconds`, and one of them takes over when the holder stops or dies (the lock goes with
+    /// its process or its connection). Without the lock every instance would be handed the same SETs, stored
+    /// once but fetched, verified and acknowledged by each.
     public func run() async {
+        var standingBy = false
+        while !Task.isCancelled {
+            let ingestor = current()
+            guard let receiver = ingestor.pollReceiver(app: app, provider: provider) else { return }
+            let takingOver = standingBy
+            let held = try? await ingestor.store.withExclusiveLock(named: lockName) { [self] in
+                if takingOver { log.log(.info, "signal.poll_leading", app: app, [("provider", .string(provider))]) }
+                await pollWhileHeld()
+                return true
+            }
+            if held == true { return }
+            if !standingBy {
+                log.log(.info, "signal.poll_standby", app: app, [("provider", .string(provider))])
+                standingBy = true
+            }
+            await sleep(.milliseconds(receiver.provider.stream.pollIntervalMilliseconds))
+        }
+    }
+
+    /// The poll loop proper (``run()``), with the stream's lock held.
+    private func pollWhileHeld() async {
         var outcomes = Outcomes()
         var failures = 0
         var learnt: (stream: SignalStreamConfiguration, url: String)?
@@ -84,6 +113,9 @@ public final class SecurityEventPoller: Sendable {
             case .failure(let failure):
                 failures += 1
                 failed(failure.result, failure.message)
+                // A learnt endpoint that is gone (the transmitter moved it, or recreated the stream) is learnt
+                // again from the stream configuration at the next poll.
+                if failure.status == 404 || failure.status == 410 { learnt = nil }
                 await sleep(Self.backoff(stream, failures: failures))
                 continue
             case .success(let received):
@@ -139,6 +171,8 @@ public final class SecurityEventPoller: Sendable {
     private struct PollFailure: Error {
         var result: String
         var message: String
+        /// The poll endpoint's status, when it answered one other than 200.
+        var status: Int? = nil
     }
 
     /// One exchange with the poll endpoint, counted.
@@ -162,7 +196,7 @@ public final class SecurityEventPoller: Sendable {
             }
             let message: String =
                 if case .failure(let error) = refused { error.description } else { "answered \(answer.status)" }
-            return .failure(PollFailure(result: "http_error", message: message))
+            return .failure(PollFailure(result: "http_error", message: message, status: answer.status))
         }
         switch SecurityEventPollAnswer.decode(answer.body) {
         case .success(let decoded):
