@@ -284,6 +284,34 @@ struct SecurityEventPollTests {
         await fake.stop()
     }
 
+    @Test("a learnt poll endpoint that answers 404 is learnt again from the stream configuration")
+    func relearntEndpoint() async throws {
+        let fake = try FakeTransmitter()
+        fake.streams.configure { $0.pollPath = "/poll-moved-away" }
+        let (fixture, _) = try await Self.serve(fake, learnEndpoint: true)
+        let created = try await fixture.lifecycle(["signals", "stream", "create", "--app", "shop", "--provider", "idp"])
+        #expect(created.status == 0, "\(created)")
+        let refused = await eventually(timeout: .seconds(20)) {
+            fake.requestCount("/poll-moved-away") >= 1
+                && fixture.logEvents("signal.poll_failed").contains { $0["result"] == "http_error" }
+        }
+        #expect(refused, "serve polled the endpoint it learnt, which answers 404: \(fixture.log.suffix(2000))")
+        // The transmitter moves the stream's poll endpoint to where it answers.
+        fake.streams.configure { state in
+            for (id, var stream) in state.streams {
+                guard var delivery = stream["delivery"]?.objectValue else { continue }
+                delivery["endpoint_url"] = .string(fake.baseURL + FakePollEndpoint.path)
+                stream["delivery"] = .object(delivery)
+                state.streams[id] = stream
+            }
+        }
+        let jti = Self.enqueue(fake, Self.risc + "account-purged", sub: "user-purged")
+        #expect(await Self.acked(fake, [jti]), "log: \(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("signal.poll_endpoint").count >= 2, "learnt, then learnt again")
+        #expect(try await Self.account(fixture, Self.key(fake, "user-purged")).json?["state"] == "deleted")
+        await fake.stop()
+    }
+
     /// Changes the provider's `stream` object in the fixture's configuration file.
     static func changeStream(_ fixture: ServeFixture, _ change: @escaping (inout JSONObject) -> Void) throws {
         try fixture.updateConfiguration { configuration in

@@ -41,6 +41,8 @@ final class FakeStreamService: Sendable {
         var googleClientID = "1234-abc.apps.googleusercontent.com"
         /// The CA that issued the receiver's certificate, for the pushes.
         var receiverCA: String?
+        /// The path a new poll stream's `delivery.endpoint_url` names.
+        var pollPath = FakePollEndpoint.path
     }
 
     let state = Mutex(State())
@@ -108,7 +110,7 @@ final class FakeStreamService: Sendable {
                 guard delivery["endpoint_url"] == nil, delivery["authorization_header"] == nil else {
                     return Self.error(400, "invalid_request", "poll delivery: endpoint_url is the transmitter's")
                 }
-                delivery["endpoint_url"] = .string(base + FakePollEndpoint.path)
+                delivery["endpoint_url"] = .string(base + state.withLock { $0.pollPath })
             default:
                 return Self.error(400, "invalid_request", "delivery method not supported")
             }
