@@ -8,6 +8,16 @@ import LifecycleCrypto
 /// running SHA-256, and ``finish()`` renames the file into place, so a reader never sees half a report and a
 /// large month's file is never held whole in memory.
 final class ReportFileSink {
+    /// `fsync(2)` of a directory, so the renames into it are durable.
+    static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReportWriter.Failure(description: "\(path): cannot open the directory") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw ReportWriter.Failure(description: "\(path): cannot sync the directory")
+        }
+    }
+
     /// Bytes gathered before one `write(2)`.
     static let bufferSize = 1 << 20
 
@@ -48,10 +58,14 @@ final class ReportFileSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is left, closes and renames the file into place; returns its SHA-256 (hex).
+    /// Writes what is left, makes it durable (`fsync`), closes and renames the file into place; returns its
+    /// SHA-256 (hex). The rename itself is made durable by ``ReportWriter`` (the directory's `fsync`) before the
+    /// manifest line naming the file is appended, so a power loss never leaves a signed line naming bytes that
+    /// never reached the disk.
     func finish() throws -> String {
         flush()
-        let closed = close(descriptor) == 0
+        let synced = !failed && fsync(descriptor) == 0
+        let closed = close(descriptor) == 0 && synced
         descriptor = -1
         guard !failed, closed else { throw ReportWriter.Failure(description: "\(path): cannot write the report file") }
         guard rename(temporary, path) == 0 else {

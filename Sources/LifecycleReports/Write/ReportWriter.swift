@@ -72,6 +72,13 @@ public struct ReportWriter: Sendable {
             render(dataset) { sink.append($0) }
             files.append((relative, try sink.finish()))
         }
+        // The renames, and a year directory made for them, are durable before the line naming the files is.
+        var directories = Set(
+            files.map { file in
+                appDirectory + "/" + file.path.split(separator: "/").dropLast().joined(separator: "/")
+            })
+        directories.insert(appDirectory)
+        for directory in directories.sorted(by: { $0.count > $1.count }) { try ReportFileSink.syncDirectory(directory) }
 
         var line = ReportManifestLine(
             sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
