@@ -73,7 +73,7 @@ package struct IngestBenchmark {
     }
 
     package static func run(_ options: Options, progress: @Sendable (String) -> Void) async throws -> Report {
-        let directory = try workDirectory(options.directory)
+        let directory = try BenchmarkSupport.workDirectory(options.directory)
         let pair = try DevKeyPair.generate(keyID: "bench")
         let jwksPath = directory + "/jwks.json"
         try Data(try pair.jwks().encoded()).write(to: URL(fileURLWithPath: jwksPath))
@@ -168,24 +168,5 @@ package struct IngestBenchmark {
         }
         if let error = failure.withLock({ $0 }) { throw error }
         return slots.withLock { $0.compactMap { $0 } }
-    }
-
-    /// `--keep DIR` (created when missing, so the benchmark's files have somewhere to go), or a fresh temporary
-    /// directory the caller removes.
-    static func workDirectory(_ kept: String?) throws -> String {
-        guard let kept else { return try makeTemporaryDirectory() }
-        do {
-            try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
-        } catch {
-            throw BenchmarkError("--keep \(kept): cannot create the directory; name a writable one")
-        }
-        return kept
-    }
-
-    static func makeTemporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-bench-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
     }
 }

@@ -104,7 +104,7 @@ package struct ReconcileBenchmark {
     }
 
     package static func run(_ options: Options, progress: @Sendable (String) -> Void) async throws -> Report {
-        let directory = try IngestBenchmark.workDirectory(options.directory)
+        let directory = try BenchmarkSupport.workDirectory(options.directory)
         defer { if options.directory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let population = ReconcileBenchmarkPopulation(count: options.accounts, seed: options.seed, asOf: asOf)
         let clock = ContinuousClock()
@@ -122,7 +122,7 @@ package struct ReconcileBenchmark {
         var expected = try await seedStore(population, store: context.store, batch: options.writeBatch)
         expected[.notificationGap] = 1
         let setupDone = clock.now
-        let peakAfterSetup = peakResidentKiB()
+        let peakAfterSetup = BenchmarkSupport.peakResidentKiB()
 
         progress("reconciling …")
         let report: Reconciler.Report
@@ -136,7 +136,7 @@ package struct ReconcileBenchmark {
             throw error
         }
         let runDone = clock.now
-        let peak = peakResidentKiB()
+        let peak = BenchmarkSupport.peakResidentKiB()
         await context.close()
 
         var found: [FindingCode: Int] = [:]
@@ -144,9 +144,10 @@ package struct ReconcileBenchmark {
         let app = report.apps.first
         return Report(
             accounts: options.accounts, appRows: appRows, seed: options.seed,
-            setupSeconds: seconds(setupDone - setupStarted),
-            appDatabaseSeconds: seconds(appDatabaseDone - setupStarted),
-            serviceStoreSeconds: seconds(setupDone - appDatabaseDone), runSeconds: seconds(runDone - setupDone),
+            setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
+            appDatabaseSeconds: BenchmarkSupport.seconds(appDatabaseDone - setupStarted),
+            serviceStoreSeconds: BenchmarkSupport.seconds(setupDone - appDatabaseDone),
+            runSeconds: BenchmarkSupport.seconds(runDone - setupDone),
             recordsRead: app?.recordsRead ?? 0, accountsRead: app?.accountsRead ?? 0, registered: app?.registered ?? 0,
             peakKiBAfterSetup: peakAfterSetup, peakKiB: peak, expected: expected.filter { $0.value > 0 }, found: found)
     }
@@ -292,16 +293,5 @@ package struct ReconcileBenchmark {
             }
             if claimed == 0 { return }
         }
-    }
-
-    /// The process's peak resident set size so far: `ru_maxrss` of getrusage(2), in KiB on Linux.
-    static func peakResidentKiB() -> Int {
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        return Int(usage.ru_maxrss)
-    }
-
-    package static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -91,7 +91,7 @@ package struct ReportBenchmark {
     }
 
     package static func run(_ options: Options, progress: @Sendable (String) -> Void) async throws -> Report {
-        let directory = try options.directory ?? IngestBenchmark.makeTemporaryDirectory()
+        let directory = try BenchmarkSupport.workDirectory(options.directory)
         defer { if options.directory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let policies = URL(fileURLWithPath: options.policiesDirectory).standardizedFileURL.path
@@ -115,7 +115,7 @@ package struct ReportBenchmark {
             population: population, configuration: configuration, masterKeyID: masterKey, batch: options.writeBatch
         ).write(path: directory + "/service.sqlite")
         let setupDone = clock.now
-        let peakAfterSetup = ReconcileBenchmark.peakResidentKiB()
+        let peakAfterSetup = BenchmarkSupport.peakResidentKiB()
 
         progress("generating the report …")
         context = try await ServiceContext.open(configuration: configuration, logSink: { _ in })
@@ -128,7 +128,7 @@ package struct ReportBenchmark {
             throw error
         }
         let runDone = clock.now
-        let peak = ReconcileBenchmark.peakResidentKiB()
+        let peak = BenchmarkSupport.peakResidentKiB()
         await context.close()
 
         progress("verifying the written report …")
@@ -144,8 +144,8 @@ package struct ReportBenchmark {
         }
         return Report(
             events: options.events, seed: options.seed, jobs: written.jobs, steps: written.steps,
-            setupSeconds: ReconcileBenchmark.seconds(setupDone - setupStarted),
-            runSeconds: ReconcileBenchmark.seconds(runDone - setupDone), peakKiBAfterSetup: peakAfterSetup,
+            setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
+            runSeconds: BenchmarkSupport.seconds(runDone - setupDone), peakKiBAfterSetup: peakAfterSetup,
             peakKiB: peak, files: files, summary: report.dataset.summary.total,
             rows: report.dataset.summary.total.received,
             verified: verification.broken == nil && verification.verifiedReports == 1,
