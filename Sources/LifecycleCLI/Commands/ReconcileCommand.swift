@@ -35,7 +35,7 @@ struct ReconcileCommand: LifecycleCommand {
           --app ID          only this app (default: every app)
           --as-of TIME      judge deadlines as of this instant, RFC 3339 or Unix time (default: now)
           --fail-on LEVEL   exit 1 when a finding at or above LEVEL exists (default: critical)
-          --json            print the run as JSON (subjects as keyed pseudonyms)
+          --json            print the run as JSON (subjects as keyed pseudonyms, each with its provider)
           --after-restore   the app restored its own database from a backup: every retained-after-deletion
                             finding becomes a new erasure job at once (its deletion's rules under the app's
                             policy, due now, deadline counted from now), listed by lifecycle jobs list and
@@ -147,6 +147,7 @@ struct ReconcileCommand: LifecycleCommand {
         ]
         if let subject = finding.subject {
             object["subject"] = .string(pseudonymizer.pseudonym(app: app, subject: subject))
+            object["provider"] = .string(ProviderSubject.providerName(ofAccountKey: subject))
         }
         if let window = finding.window {
             object["window"] = ["from": .string(window.from.iso8601), "to": .string(window.to.iso8601)]
@@ -161,7 +162,11 @@ struct ReconcileCommand: LifecycleCommand {
                 "\(app.app): \(app.recordsRead) records, \(app.accountsRead) accounts, \(app.registered) registered,"
                     + " \(app.resolved) resolved")
             for finding in app.findings.sorted(by: { $0.severity > $1.severity }) {
-                let who = finding.subject.map { " " + pseudonymizer.pseudonym(app: app.app, subject: $0) } ?? ""
+                let who =
+                    finding.subject.map {
+                        " \(pseudonymizer.pseudonym(app: app.app, subject: $0)) "
+                            + "(\(ProviderSubject.providerName(ofAccountKey: $0)))"
+                    } ?? ""
                 lines.append("  \(finding.severity.rawValue) \(finding.code.rawValue)\(who): \(finding.detail)")
             }
         }
