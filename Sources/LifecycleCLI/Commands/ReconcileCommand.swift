@@ -18,7 +18,9 @@ struct ReconcileCommand: LifecycleCommand {
     ]
     static let details = """
         For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
-        streams its records against the service's accounts and erasure jobs and reports:
+        streams its records against the service's accounts and erasure jobs and reports (a record with a
+        "provider" of the app's signals carries that provider's own sub, matched to its account through the
+        provider's recordSubject; absent or "apple": the sub as it is):
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
           warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified,
                     credentials-invalid (the daily Apple probe got invalid_grant: confirm on the device)
