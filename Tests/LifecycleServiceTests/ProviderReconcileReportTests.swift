@@ -144,4 +144,47 @@ struct ProviderReconcileReportTests {
         #expect(await fixture.stop() == [0])
         await fake.stop()
     }
+
+    @Test(
+        "a record naming a provider the app lacks, and a bad recordSubject, stop lifecycle reconcile with one line naming them"
+    )
+    func badProviderRecords() async throws {
+        let app = ServeFixture.app(records: ["type": "csv", "path": "records.csv"])
+        let fixture = try await ServeFixture(apps: [app])
+        try fixture.updateConfiguration { configuration in
+            guard case .object(var shop)? = configuration["apps"]?.arrayValue?.first else { return }
+            shop["signals"] = [
+                [
+                    "provider": "google-risc", "jwks": "https://127.0.0.1:9/jwks",
+                    "audience": [.string(Signals.googleClientID)],
+                ]
+            ]
+            configuration["apps"] = [.object(shop)]
+        }
+        try Data("sub,provider\r\n\(TestFixtures.subject),\r\n7375626A656374,okta\r\n".utf8)
+            .write(to: URL(fileURLWithPath: fixture.directory.file("records.csv")))
+        let unknown = try await fixture.lifecycle(["reconcile", "--config", fixture.configurationFile])
+        #expect(unknown.status == 2, "\(unknown)")
+        #expect(unknown.errorLines.count == 1, "one line: \(unknown.errors)")
+        #expect(
+            unknown.errors.contains(
+                "records.csv:3: provider \"okta\" is not one of the app's providers (apple, google)"),
+            "\(unknown)")
+        #expect(!unknown.errors.contains("7375626A656374"), "the record's sub is not printed")
+
+        try fixture.updateConfiguration { configuration in
+            guard case .object(var shop)? = configuration["apps"]?.arrayValue?.first,
+                case .object(var google)? = shop["signals"]?.arrayValue?.first
+            else { return }
+            google["recordSubject"] = ["format": "google-sub"]
+            shop["signals"] = [.object(google)]
+            configuration["apps"] = [.object(shop)]
+        }
+        let invalid = try await fixture.lifecycle(["reconcile", "--config", fixture.configurationFile])
+        #expect(invalid.status == 2, "\(invalid)")
+        #expect(invalid.errorLines.count == 1, "one line: \(invalid.errors)")
+        #expect(
+            invalid.errors.contains("apps[0].signals[0].recordSubject.format: unknown subject format google-sub"),
+            "\(invalid)")
+    }
 }

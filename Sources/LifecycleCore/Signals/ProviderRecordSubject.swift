@@ -7,8 +7,8 @@
 /// (Google's RISC guide), an RFC 9493 `iss_sub`, hence the default: the app keeps the `sub` of its users'
 /// ID tokens, and the issuer is the provider's.
 public struct ProviderRecordSubject: Hashable, Sendable {
-    /// The formats whose account key has one identifier beside the format (and `iss_sub`, which also has its
-    /// issuer): the ones ``SubjectIdentifier`` keys accounts in.
+    /// The RFC 9493 formats the SET verifier keys accounts in: one identifier beside the format, and for
+    /// `iss_sub` its issuer before it.
     public static let formats = ["iss_sub", "opaque", "email", "phone_number", "account", "uri", "did"]
 
     /// One of ``formats``.
