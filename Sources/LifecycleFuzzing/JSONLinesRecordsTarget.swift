@@ -4,7 +4,8 @@ import LifecycleReconcile
 /// The reconcile JSON Lines record reader, over bytes as it reads a file.
 ///
 /// Properties: every record has a non-empty sub and sessions in 0...Int32.max; the records, written back as
-/// JSON Lines, read back as the same records.
+/// JSON Lines, read back as the same records; each record's sub, named again with a provider, maps to that
+/// provider's account key (``RecordKeysProperty``).
 enum JSONLinesRecordsTarget {
     static let target = FuzzTarget(
         name: "jsonl-records",
@@ -13,7 +14,8 @@ enum JSONLinesRecordsTarget {
 
     static func check(_ bytes: [UInt8]) throws(PropertyFailure) {
         var reader = JSONLinesRecordReader(
-            lines: LineReader(bytes: bytes, source: "fuzz.jsonl", maximumLineLength: 512), source: "fuzz.jsonl")
+            lines: LineReader(bytes: bytes, source: "fuzz.jsonl", maximumLineLength: 512), source: "fuzz.jsonl",
+            keys: RecordKeysProperty.keys)
         var records: [AppRecord] = []
         while let record = try? reader.next() {
             try require(!record.subject.isEmpty, "a record with an empty sub")
@@ -36,5 +38,15 @@ enum JSONLinesRecordsTarget {
             throw PropertyFailure("written records do not read back: \(error)")
         }
         try require(reread == records, "records change through write-read")
+        try RecordKeysProperty.check(records.map(\.subject), header: nil) { text in
+            var again = JSONLinesRecordReader(
+                lines: LineReader(bytes: Array(text.utf8), source: "again.jsonl"), source: "again.jsonl",
+                keys: RecordKeysProperty.keys)
+            var records: [AppRecord] = []
+            while let record = try again.next() { records.append(record) }
+            return records
+        } line: { provider, sub in
+            JSONValue.object(["provider": .string(provider), "sub": .string(sub)]).serialized()
+        }
     }
 }

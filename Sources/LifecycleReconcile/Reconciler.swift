@@ -277,15 +277,20 @@ public final class Reconciler: Sendable {
             }
         }
 
+        // A record naming a provider carries the provider's own identifier, mapped to its account key; the
+        // keys then no longer follow the source's order, so those sources go through the external sort too.
+        let keys = app.recordKeys
         switch source {
         case .sqlite(let path, let query):
-            try run(SQLiteRecordReader(path: path, query: query))
+            let reader = try SQLiteRecordReader(path: path, query: query, keys: keys)
+            if reader.namesProviders { try run(SortedRecordReader(reader)) } else { try run(reader) }
         case .postgres(let url, let query):
-            try run(PostgresRecordReader(url: url, query: query, shownAs: source.description))
+            let reader = try PostgresRecordReader(url: url, query: query, shownAs: source.description, keys: keys)
+            if reader.namesProviders { try run(SortedRecordReader(reader)) } else { try run(reader) }
         case .jsonLines(let path):
-            try run(SortedRecordReader(try JSONLinesRecordReader(path: path)))
+            try run(SortedRecordReader(try JSONLinesRecordReader(path: path, keys: keys)))
         case .csv(let path):
-            try run(SortedRecordReader(try CSVRecordReader(path: path)))
+            try run(SortedRecordReader(try CSVRecordReader(path: path, keys: keys)))
         }
         if let error = failure.error { throw error }
         try flush()

@@ -206,4 +206,28 @@ struct PostgresAppDatabaseTests {
             #expect(read == subjects.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         }
     }
+
+    @Test(
+        "a query with a provider column yields each provider's account keys, put in byte order by the external sort",
+        .enabled(if: server != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)"))
+    func providerColumn() async throws {
+        try await Self.withAppDatabase { database in
+            _ = try await database.withConnection { connection throws(PostgresError) in
+                try connection.execute(
+                    """
+                    CREATE TABLE logins (idp TEXT, idp_sub TEXT NOT NULL);
+                    INSERT INTO logins VALUES ('google', '7375626A656374'), (NULL, 'zzz.apple'), ('apple', '000.apple');
+                    """)
+            }
+            let keys = AppRecordKeys(providers: ["google": .issSub(issuer: "https://accounts.google.com/")])
+            let reader = try PostgresRecordReader(
+                url: database.url, query: "SELECT idp AS provider, idp_sub AS sub FROM logins",
+                shownAs: "postgres://test", keys: keys)
+            #expect(reader.namesProviders)
+            let sorted = try SortedRecordReader(reader)
+            var read: [String] = []
+            while let record = try sorted.next() { read.append(record.subject) }
+            #expect(read == ["000.apple", "google:iss_sub:https%3A//accounts.google.com/:7375626A656374", "zzz.apple"])
+        }
+    }
 }

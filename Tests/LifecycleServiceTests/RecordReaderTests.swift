@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import TestSupport
 import Testing
 
@@ -55,6 +56,59 @@ struct RecordReaderTests {
         } throws: { error in
             String(describing: error).hasSuffix(expected)
         }
+    }
+
+    static let keys = AppRecordKeys(providers: ["google": .issSub(issuer: "https://accounts.google.com/")])
+    static let googleKey = "google:iss_sub:https%3A//accounts.google.com/:7375626A656374"
+
+    @Test("a record naming a provider carries the provider's own sub, read as that provider's account key")
+    func providerRecords() throws {
+        let jsonl = try write(
+            "records.jsonl",
+            """
+            {"sub":"7375626A656374","provider":"google","status":"deleted"}
+            {"sub":"001.a","provider":"apple"}
+            {"sub":"001.b","provider":null}
+            """)
+        let csv = try write(
+            "records.csv", "provider,sub,status\r\ngoogle,7375626A656374,deleted\r\napple,001.a,\r\n,001.b,\r\n")
+        let expected = [
+            AppRecord(subject: Self.googleKey, status: "deleted"), AppRecord(subject: "001.a"),
+            AppRecord(subject: "001.b"),
+        ]
+        #expect(try readAll(try JSONLinesRecordReader(path: jsonl, keys: Self.keys)) == expected)
+        #expect(try readAll(try CSVRecordReader(path: csv, keys: Self.keys)) == expected)
+    }
+
+    @Test(
+        "a record naming a provider the app does not configure is one line naming the file, the line and the providers")
+    func unknownProvider() throws {
+        let path = try write("records.csv", "sub,provider\r\n001.a,\r\nx,okta\r\n")
+        #expect {
+            try readAll(try CSVRecordReader(path: path, keys: Self.keys))
+        } throws: { error in
+            let text = String(describing: error)
+            return text.hasSuffix(
+                "records.csv:3: provider \"okta\" is not one of the app's providers (apple, google): name one of them, "
+                    + "or add it to the app's signals") && !text.contains("\n")
+        }
+    }
+
+    @Test("a SQLite query with a provider column yields the providers' keys, sorted by the reconciler's external sort")
+    func sqliteProviderColumn() throws {
+        let path = directory.file("app.sqlite")
+        let database = try ExternalSQLiteDatabase(path: path, busyTimeoutMilliseconds: 1000, create: true)
+        _ = try database.executeInTransaction(
+            [
+                "CREATE TABLE users (idp TEXT, idp_sub TEXT)",
+                "INSERT INTO users VALUES ('google', '7375626A656374'), ('apple', 'zzz.apple'), ('apple', '000.apple')",
+            ], parameters: [:])
+        database.close()
+        let reader = try SQLiteRecordReader(
+            path: path, query: "SELECT idp AS provider, idp_sub AS sub FROM users", keys: Self.keys)
+        #expect(reader.namesProviders)
+        let sorted = try readAll(try SortedRecordReader(reader)).map(\.subject)
+        #expect(sorted == ["000.apple", Self.googleKey, "zzz.apple"])
     }
 
     @Test("CSV: header names the columns in any order; quoted fields with doubled quotes")

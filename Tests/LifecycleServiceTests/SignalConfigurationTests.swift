@@ -30,6 +30,33 @@ struct SignalConfigurationTests {
         #expect(provider.authorizationSecretFile == nil)
     }
 
+    @Test("recordSubject defaults to iss_sub under the provider's issuer; another format takes no issuer")
+    func recordSubject() throws {
+        let configuration = try parse([
+            ["provider": "google-risc", "audience": ["a"]],
+            [
+                "provider": "ssf", "id": "okta", "issuer": "https://idp.example/", "jwks": "k.json", "audience": ["a"],
+                "recordSubject": ["format": "email"],
+            ],
+            [
+                "provider": "ssf", "id": "kc", "issuer": "https://idp.example/", "jwks": "k.json", "audience": ["a"],
+                "recordSubject": ["issuer": "https://accounts.example/"],
+            ],
+        ])
+        let providers = configuration.apps[0].signals
+        #expect(providers[0].recordSubject == .issSub(issuer: "https://accounts.google.com/"))
+        #expect(providers[1].recordSubject == ProviderRecordSubject(format: "email", issuer: nil))
+        #expect(providers[2].recordSubject == .issSub(issuer: "https://accounts.example/"))
+        let keys = configuration.apps[0].recordKeys
+        #expect(
+            keys.accountKey(provider: "google", sub: "7375626A656374")
+                == "google:iss_sub:https%3A//accounts.google.com/:7375626A656374")
+        #expect(keys.accountKey(provider: "okta", sub: "User@Example.com") == "okta:email:user@example.com")
+        #expect(keys.accountKey(provider: "apple", sub: "001.a") == "001.a")
+        #expect(keys.accountKey(provider: nil, sub: "001.a") == "001.a")
+        #expect(keys.accountKey(provider: "auth0", sub: "x") == nil)
+    }
+
     @Test("an app with providers only may leave clientIds out; a relative secret or key file is resolved")
     func signalsOnly() throws {
         let configuration = try parse(
@@ -81,6 +108,23 @@ struct SignalConfigurationTests {
             (
                 [["provider": "google-risc", "audience": ["a"], "secret": "x"]],
                 "apps[0].signals[0].secret: unknown key"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "recordSubject": ["format": "iss-sub"]]],
+                "apps[0].signals[0].recordSubject.format: unknown subject format iss-sub"
+            ),
+            (
+                [
+                    [
+                        "provider": "google-risc", "audience": ["a"],
+                        "recordSubject": ["format": "opaque", "issuer": "https://i/"],
+                    ]
+                ],
+                "apps[0].signals[0].recordSubject.issuer: applies to format iss_sub only"
+            ),
+            (
+                [["provider": "google-risc", "audience": ["a"], "recordSubject": ["column": "google_sub"]]],
+                "apps[0].signals[0].recordSubject.column: unknown key"
             ),
             (
                 [["provider": "google-risc", "audience": ["a"], "stream": ["delivery": "poll"]]],

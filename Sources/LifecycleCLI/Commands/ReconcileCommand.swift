@@ -18,7 +18,9 @@ struct ReconcileCommand: LifecycleCommand {
     ]
     static let details = """
         For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
-        streams its records against the service's accounts and erasure jobs and reports:
+        streams its records against the service's accounts and erasure jobs and reports (a record with a
+        "provider" of the app's signals carries that provider's own sub, matched to its account through the
+        provider's recordSubject; absent or "apple": the sub as it is):
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
           warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified,
                     credentials-invalid (the daily Apple probe got invalid_grant: confirm on the device)
@@ -35,7 +37,7 @@ struct ReconcileCommand: LifecycleCommand {
           --app ID          only this app (default: every app)
           --as-of TIME      judge deadlines as of this instant, RFC 3339 or Unix time (default: now)
           --fail-on LEVEL   exit 1 when a finding at or above LEVEL exists (default: critical)
-          --json            print the run as JSON (subjects as keyed pseudonyms)
+          --json            print the run as JSON (subjects as keyed pseudonyms, each with its provider)
           --after-restore   the app restored its own database from a backup: every retained-after-deletion
                             finding becomes a new erasure job at once (its deletion's rules under the app's
                             policy, due now, deadline counted from now), listed by lifecycle jobs list and
@@ -147,6 +149,7 @@ struct ReconcileCommand: LifecycleCommand {
         ]
         if let subject = finding.subject {
             object["subject"] = .string(pseudonymizer.pseudonym(app: app, subject: subject))
+            object["provider"] = .string(ProviderSubject.providerName(ofAccountKey: subject))
         }
         if let window = finding.window {
             object["window"] = ["from": .string(window.from.iso8601), "to": .string(window.to.iso8601)]
@@ -161,7 +164,11 @@ struct ReconcileCommand: LifecycleCommand {
                 "\(app.app): \(app.recordsRead) records, \(app.accountsRead) accounts, \(app.registered) registered,"
                     + " \(app.resolved) resolved")
             for finding in app.findings.sorted(by: { $0.severity > $1.severity }) {
-                let who = finding.subject.map { " " + pseudonymizer.pseudonym(app: app.app, subject: $0) } ?? ""
+                let who =
+                    finding.subject.map {
+                        " \(pseudonymizer.pseudonym(app: app.app, subject: $0)) "
+                            + "(\(ProviderSubject.providerName(ofAccountKey: $0)))"
+                    } ?? ""
                 lines.append("  \(finding.severity.rawValue) \(finding.code.rawValue)\(who): \(finding.detail)")
             }
         }

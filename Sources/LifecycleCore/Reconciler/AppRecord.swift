@@ -1,7 +1,8 @@
 /// One account as the app's own records show it (DESIGN.md §8: a SQL query or a JSONL/CSV export with `sub`
-/// and optionally `status` and `sessions`).
+/// and optionally `provider`, `status` and `sessions`).
 public struct AppRecord: Hashable, Sendable {
-    /// The Apple `sub`.
+    /// The store's key of the account: the Apple `sub`, or, for a record naming another provider, the key its
+    /// identifier maps to (``AppRecordKeys``), so the merge compares like with like.
     public var subject: String
     /// The app's own status text, if exported; see ``ReconcilerOptions/tombstoneStatuses``.
     public var status: String?

@@ -7,7 +7,7 @@ import SharedSignals
 extension ServiceConfiguration {
     static let signalKeys = [
         "provider", "id", "issuer", "jwks", "audience", "path", "authorization", "events", "leewaySeconds",
-        "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "stream",
+        "jwksMinRefreshSeconds", "jwksFetchTimeoutSeconds", "stream", "recordSubject",
     ]
     static let signalStreamKeys = [
         "discovery", "delivery", "endpointURL", "streamId", "tokenFile", "serviceAccountFile", "googleAPI",
@@ -97,10 +97,34 @@ extension ServiceConfiguration {
             if var stream = try reader.object("stream") {
                 provider.stream = try parseSignalStream(&stream, provider: provider, appID: appID, resolve: resolve)
             }
+            if var subject = try reader.object("recordSubject") {
+                provider.recordSubject = try parseRecordSubject(&subject, issuer: issuer)
+            }
             try reader.finish()
             providers.append(provider)
         }
         return providers
+    }
+
+    /// `signals[j].recordSubject`: how the app's records name the provider's accounts (`format`, and for
+    /// `iss_sub` the `issuer`, by default the provider's).
+    static func parseRecordSubject(
+        _ reader: inout ConfigurationReader, issuer: String
+    ) throws(ConfigurationError) -> ProviderRecordSubject {
+        try reader.allow(["format", "issuer"])
+        let formats = ProviderRecordSubject.formats.joined(separator: ", ")
+        let format = try reader.string("format", default: "iss_sub", fix: formats)
+        guard ProviderRecordSubject.formats.contains(format) else {
+            throw reader.error(
+                "format", "unknown subject format \(format)",
+                fix: "use the RFC 9493 format the provider's SETs identify accounts in: \(formats)")
+        }
+        let given = try reader.string("issuer", fix: "the iss of the provider's iss_sub subjects")
+        if given != nil, format != "iss_sub" {
+            throw reader.error("issuer", "applies to format iss_sub only", fix: "remove it, or set format to iss_sub")
+        }
+        try reader.finish()
+        return ProviderRecordSubject(format: format, issuer: format == "iss_sub" ? given ?? issuer : nil)
     }
 
     /// `signals[j].stream`: the transmitter's discovery URL, the delivery asked for and the management API's

@@ -204,6 +204,11 @@ public struct AppConfiguration: Sendable {
     public var signInWithApple: AppleAccountConfiguration? = nil
     /// The app's other identity providers (`signals`): Shared Signals transmitters pushing security events.
     public var signals: [SignalProviderConfiguration] = []
+
+    /// How a record of ``records`` that names a provider maps to the store's key.
+    public var recordKeys: AppRecordKeys {
+        AppRecordKeys(providers: Dictionary(signals.map { ($0.id, $0.recordSubject) }, uniquingKeysWith: { a, _ in a }))
+    }
 }
 
 public struct WebhookConfiguration: Sendable {

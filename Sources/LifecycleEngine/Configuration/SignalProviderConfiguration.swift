@@ -1,3 +1,4 @@
+import LifecycleCore
 import SharedSignals
 
 /// One non-Apple identity provider of an app (`apps[i].signals[j]`): a transmitter of Security Event Tokens
@@ -31,6 +32,9 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     public var jwksFetchTimeoutSeconds: Int = 10
     /// Where and how `lifecycle signals stream …` manages the transmitter's stream.
     public var stream: SignalStreamConfiguration
+    /// How the app's own records (`records`, with a `provider` field) name this provider's accounts: the
+    /// subject format of its SETs. Default `iss_sub` under ``issuer``, as Google's RISC sends.
+    public var recordSubject: ProviderRecordSubject
 
     /// No `jwks` is configured: `serve` reads the key set from the `jwks_uri` of the discovery document at
     /// `stream.discovery` (SSF 1.0 §7.1), whose `issuer` must be ``issuer``.
@@ -50,5 +54,6 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
         self.events = events
         stream = SignalStreamConfiguration(
             discovery: SignalStreamConfiguration.discoveryURL(issuer: issuer, profile: profile))
+        recordSubject = .issSub(issuer: issuer)
     }
 }

@@ -1,7 +1,7 @@
 import LifecycleCore
 
-/// The app's records as CSV (RFC 4180) with a header row naming the columns: `sub` (required), `status` and
-/// `sessions` (optional), in any order, other columns ignored. Fields may be quoted (`"a ""b"""`); a quoted
+/// The app's records as CSV (RFC 4180) with a header row naming the columns: `sub` (required), `provider`,
+/// `status` and `sessions` (optional), in any order, other columns ignored. Fields may be quoted (`"a ""b"""`); a quoted
 /// field spanning lines is refused (exports of subs and statuses never need one).
 package struct CSVRecordReader: AppRecordReader {
     private var lines: LineReader
@@ -9,14 +9,17 @@ package struct CSVRecordReader: AppRecordReader {
     private var subColumn = 0
     private var statusColumn: Int?
     private var sessionsColumn: Int?
+    private var providerColumn: Int?
+    private let keys: AppRecordKeys
 
-    init(path: String) throws(RecordSourceError) {
-        try self.init(lines: try LineReader(path: path), source: path)
+    init(path: String, keys: AppRecordKeys = .appleOnly) throws(RecordSourceError) {
+        try self.init(lines: try LineReader(path: path), source: path, keys: keys)
     }
 
-    package init(lines reader: LineReader, source: String) throws(RecordSourceError) {
+    package init(lines reader: LineReader, source: String, keys: AppRecordKeys = .appleOnly) throws(RecordSourceError) {
         path = source
         lines = reader
+        self.keys = keys
         guard let header = try lines.nextLine() else {
             throw RecordSourceError(source: path, problem: "empty file; expected a header row with a sub column")
         }
@@ -30,6 +33,7 @@ package struct CSVRecordReader: AppRecordReader {
         subColumn = sub
         statusColumn = names.firstIndex(of: "status")
         sessionsColumn = names.firstIndex(of: "sessions")
+        providerColumn = names.firstIndex(of: "provider")
     }
 
     package mutating func next() throws -> AppRecord? {
@@ -49,8 +53,9 @@ package struct CSVRecordReader: AppRecordReader {
                 sessions = .integer(count)
             }
             return try AppRecordFields.record(
-                sub: field(subColumn).map(JSONValue.string), status: field(statusColumn).map(JSONValue.string),
-                sessions: sessions, source: path, line: lines.lineNumber)
+                sub: field(subColumn).map(JSONValue.string), provider: field(providerColumn).map(JSONValue.string),
+                status: field(statusColumn).map(JSONValue.string), sessions: sessions, keys: keys, source: path,
+                line: lines.lineNumber)
         }
         return nil
     }

@@ -5,7 +5,8 @@ import LifecycleStore
 /// The app's records from its own PostgreSQL database. The configured query is wrapped so the rows come back
 /// sorted by `sub` in byte order (`COLLATE "C"`, which is ``SubjectOrder``, whatever the database's default
 /// collation) and read through a cursor in a read-only transaction, ``pageSize`` rows at a time: no external
-/// sort, no copy of the table in memory.
+/// sort, no copy of the table in memory. A query with a `provider` column comes unsorted, as in
+/// ``SQLiteRecordReader``, for the reconciler to sort.
 struct PostgresRecordReader: AppRecordReader {
     /// Rows fetched per round trip. 1 000 keeps memory small and round trips few.
     static let pageSize = 1_000
@@ -16,11 +17,17 @@ struct PostgresRecordReader: AppRecordReader {
     /// The source as errors name it: the URL without its password.
     private let source: String
     private var rowNumber = 0
+    private let keys: AppRecordKeys
 
-    init(url: String, query: String, shownAs source: String, connectTimeoutSeconds: Int = 5)
-        throws(RecordSourceError)
-    {
+    /// True when the query returns a `provider` column: the keys do not come in order.
+    var namesProviders: Bool { columns.contains("provider") }
+
+    init(
+        url: String, query: String, shownAs source: String, keys: AppRecordKeys = .appleOnly,
+        connectTimeoutSeconds: Int = 5
+    ) throws(RecordSourceError) {
         self.source = source
+        self.keys = keys
         do {
             database = try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
             let trimmed = query.trimmingTrailingSemicolons
@@ -32,12 +39,13 @@ struct PostgresRecordReader: AppRecordReader {
                         "the records query returns no \"sub\" column (columns: \(available.joined(separator: ", ")));"
                         + " alias it, e.g. SELECT apple_sub AS sub …")
             }
-            columns = ["sub", "status", "sessions"].filter(available.contains)
+            columns = ["sub", "status", "sessions", "provider"].filter(available.contains)
             let selected = columns.map { "records.\($0)::text AS \($0)" }.joined(separator: ", ")
+            let order = columns.contains("provider") ? "" : "ORDER BY records.sub::text COLLATE \"C\""
             rows = try database.rows(
                 """
                 SELECT \(selected) FROM (\(trimmed)) AS records WHERE records.sub IS NOT NULL
-                ORDER BY records.sub::text COLLATE "C"
+                \(order)
                 """, pageSize: Self.pageSize)
         } catch let error as RecordSourceError {
             throw error
@@ -69,7 +77,9 @@ struct PostgresRecordReader: AppRecordReader {
             sessions = .integer(count)
         }
         return try AppRecordFields.record(
-            sub: (fields["sub"] ?? nil).map(JSONValue.string), status: (fields["status"] ?? nil).map(JSONValue.string),
-            sessions: sessions, source: source, line: rowNumber)
+            sub: (fields["sub"] ?? nil).map(JSONValue.string),
+            provider: (fields["provider"] ?? nil).map(JSONValue.string),
+            status: (fields["status"] ?? nil).map(JSONValue.string), sessions: sessions, keys: keys, source: source,
+            line: rowNumber)
     }
 }

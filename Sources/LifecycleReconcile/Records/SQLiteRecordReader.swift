@@ -4,7 +4,9 @@ import LifecycleStore
 
 /// The app's records from its own SQLite database, opened read-only. The configured query is wrapped so the
 /// rows come back sorted by `sub` in byte order (SQLite's BINARY collation, which is ``SubjectOrder``) and
-/// streamed one at a time: no external sort, no copy of the table in memory.
+/// streamed one at a time: no external sort, no copy of the table in memory. A query that returns a
+/// `provider` column yields store keys in another order than its `sub`s (a provider's identifier becomes its
+/// key), so its rows come unsorted (``namesProviders``) and the reconciler sorts them (``SortedRecordReader``).
 struct SQLiteRecordReader: AppRecordReader {
     private let database: ExternalSQLiteDatabase
     private let rows: ExternalSQLiteDatabase.Rows
@@ -13,9 +15,17 @@ struct SQLiteRecordReader: AppRecordReader {
     /// Where `status` and `sessions` are in each row (`sub` is always column 0), found once at open.
     private let statusColumn: Int?
     private let sessionsColumn: Int?
+    private let providerColumn: Int?
+    private let keys: AppRecordKeys
 
-    init(path: String, query: String, busyTimeoutMilliseconds: Int32 = 5000) throws(RecordSourceError) {
+    /// True when the query returns a `provider` column: the keys do not come in order.
+    var namesProviders: Bool { providerColumn != nil }
+
+    init(path: String, query: String, keys: AppRecordKeys = .appleOnly, busyTimeoutMilliseconds: Int32 = 5000)
+        throws(RecordSourceError)
+    {
         self.path = path
+        self.keys = keys
         do {
             database = try ExternalSQLiteDatabase(
                 path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: true)
@@ -28,11 +38,13 @@ struct SQLiteRecordReader: AppRecordReader {
                         "the records query returns no \"sub\" column (columns: \(columns.joined(separator: ", ")));"
                         + " alias it, e.g. SELECT apple_sub AS sub …")
             }
-            let wanted = ["sub", "status", "sessions"].filter(columns.contains)
+            let wanted = ["sub", "status", "sessions", "provider"].filter(columns.contains)
             statusColumn = wanted.firstIndex(of: "status")
             sessionsColumn = wanted.firstIndex(of: "sessions")
+            providerColumn = wanted.firstIndex(of: "provider")
+            let order = providerColumn == nil ? " ORDER BY sub" : ""
             rows = try database.rows(
-                "SELECT \(wanted.joined(separator: ", ")) FROM (\(trimmed)) WHERE sub IS NOT NULL ORDER BY sub")
+                "SELECT \(wanted.joined(separator: ", ")) FROM (\(trimmed)) WHERE sub IS NOT NULL\(order)")
         } catch let error as RecordSourceError {
             throw error
         } catch {
@@ -59,8 +71,9 @@ struct SQLiteRecordReader: AppRecordReader {
             sessions = .integer(count)
         }
         return try AppRecordFields.record(
-            sub: values[0].map(JSONValue.string), status: statusColumn.flatMap { values[$0] }.map(JSONValue.string),
-            sessions: sessions, source: path, line: rowNumber)
+            sub: values[0].map(JSONValue.string), provider: providerColumn.flatMap { values[$0] }.map(JSONValue.string),
+            status: statusColumn.flatMap { values[$0] }.map(JSONValue.string), sessions: sessions, keys: keys,
+            source: path, line: rowNumber)
     }
 }
 

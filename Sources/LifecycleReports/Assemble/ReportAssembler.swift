@@ -84,7 +84,8 @@ public struct ReportAssembler: Sendable {
                     ReportFinding(
                         code: finding.code.canonicalName, severity: finding.severity.canonicalName,
                         pseudonym: finding.subject.map { pseudonymizer.pseudonym(app: inputs.app, subject: $0) },
-                        detail: finding.detail, windowFrom: finding.window?.from, windowTo: finding.window?.to)
+                        detail: finding.detail, windowFrom: finding.window?.from, windowTo: finding.window?.to,
+                        provider: finding.subject.map(ProviderSubject.providerName(ofAccountKey:)))
                 })
         }
         let summaryRows = rows.map { ($0.row, $0.deletionCase) }
@@ -94,7 +95,8 @@ public struct ReportAssembler: Sendable {
                 options: options)
         }
         let openFindings = findings?.items ?? []
-        let summary = ReportSummary(
+        let providers = Set(rows.map(\.row.provider)).sorted()
+        var summary = ReportSummary(
             byType: byType, total: Self.typeSummary("all", summaryRows, asOf: asOf, options: options),
             failedJobs: rows.reduce(0) { $0 + $1.failedJobs },
             retainedItems: rows.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
@@ -102,6 +104,10 @@ public struct ReportAssembler: Sendable {
             findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count),
             appleRevocations: Dictionary(grouping: rows.compactMap(\.row.appleRevocation), by: \.status)
                 .mapValues(\.count))
+        summary.byProvider = providers.map { provider in
+            Self.typeSummary(
+                provider, summaryRows.filter { $0.0.provider == provider }, asOf: asOf, options: options)
+        }
         var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
             subjects: rows.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
@@ -151,6 +157,7 @@ public struct ReportAssembler: Sendable {
             policy: (live.first ?? erasures.first ?? jobs.first)?.job.plan.policyReference,
             deadline: live.map(\.job.plan.deadline).max(), targets: targets, verification: .none, retained: retained,
             outcome: .pending, onTime: nil, completedAt: nil, daysToComplete: nil)
+        row.provider = ProviderSubject.providerName(ofAccountKey: event.subject)
         guard !erasures.isEmpty else { return (row, nil, failedJobs) }
         row.cancellation = Self.cancellation(erasures.filter { $0.job.status == .cancelled })
         guard let deadline = row.deadline else {

@@ -7,7 +7,7 @@ import LifecycleCore
 /// Subjects appear only as keyed pseudonyms: the dataset never holds a raw `sub`, e-mail or token.
 public struct ReportDataset: Hashable, Sendable {
     /// The JSON schema identifier; bump the number on an incompatible change (reports/README.md).
-    public static let schema = "accountlifecycle.deletion-report/4"
+    public static let schema = "accountlifecycle.deletion-report/5"
 
     public var app: String
     public var period: ReportPeriod

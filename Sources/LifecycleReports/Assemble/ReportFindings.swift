@@ -26,10 +26,15 @@ public struct ReportFinding: Hashable, Sendable {
     public var detail: String
     public var windowFrom: Instant?
     public var windowTo: Instant?
+    /// The identity provider of the subject's account (`apple`, or a `signals` provider's `id`); nil for a
+    /// finding about no one subject.
+    public var provider: String?
 
     public init(
-        code: String, severity: String, pseudonym: String?, detail: String, windowFrom: Instant?, windowTo: Instant?
+        code: String, severity: String, pseudonym: String?, detail: String, windowFrom: Instant?, windowTo: Instant?,
+        provider: String? = nil
     ) {
+        self.provider = provider
         self.code = code
         self.severity = severity
         self.pseudonym = pseudonym

@@ -7,6 +7,10 @@ public struct ReportSubjectRow: Hashable, Sendable {
     public var pseudonym: String
     /// The account input: `account-deleted`, `in-app-deletion` or `consent-revoked`.
     public var eventType: String
+    /// The identity provider the account belongs to: `apple`, or the `id` of one of the app's `signals`
+    /// providers (``ProviderSubject/providerName(ofAccountKey:)``), so a request from Google's RISC is told
+    /// apart from an Apple deletion without the raw key.
+    public var provider: String = "apple"
     public var source: ReportEventSource
     public var eventTime: Instant
     public var receivedAt: Instant

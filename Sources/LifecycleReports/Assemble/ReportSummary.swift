@@ -16,6 +16,9 @@ public struct ReportSummary: Hashable, Sendable {
     /// In-app deletions by the status of their Apple token revocation (``ReportAppleRevocation``); only values
     /// that occur.
     public var appleRevocations: [String: Int]
+    /// The same counts as ``byType`` per identity provider (`type` is the provider: `apple`, or a `signals`
+    /// provider's `id`), only providers with requests in the period, by name.
+    public var byProvider: [ReportTypeSummary] = []
 
     public init(
         byType: [ReportTypeSummary], total: ReportTypeSummary, failedJobs: Int, retainedItems: Int,

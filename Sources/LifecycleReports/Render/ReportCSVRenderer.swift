@@ -9,7 +9,7 @@ public enum ReportCSVRenderer {
         "subject", "event_type", "source", "event_time", "received_at", "policy", "deadline", "outcome", "on_time",
         "completed_at", "days_to_complete", "verification", "targets", "retained", "backups_beyond_use_by",
         "master_key_retired_at", "remaining_copies", "apple_revocation", "acknowledged_at", "extension", "denial",
-        "response", "responded_at", "cancellation", "holds",
+        "response", "responded_at", "cancellation", "holds", "provider",
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
@@ -35,7 +35,7 @@ public enum ReportCSVRenderer {
                 row.appleRevocation?.summaryText ?? "", row.acknowledgedAt?.iso8601 ?? "",
                 row.extension?.summaryText ?? "none", row.denial?.summaryText ?? "none",
                 row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
-                row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "),
+                row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "), row.provider,
             ]
             emit(values.map(field).joined(separator: ",") + "\r\n")
         }

@@ -132,30 +132,26 @@ public enum ReportHTMLRenderer {
         html += figure(
             "longestDaysToComplete", daysText(total.longestDaysToComplete),
             "slowest completion, days (\(sampleText(total.daysToCompleteSample, minimum: 1, noun: "completed")))")
-        html += "</div>\n<table>\n<thead><tr><th>Event type</th><th>Received</th><th>Completed</th>"
-        html += "<th>with exceptions</th><th>Pending</th><th>Overdue</th><th>Failed</th><th>Cancelled</th>"
-        html += "<th>On time</th><th>Median days</th><th>p95 days</th><th>Deadline days</th></tr></thead>\n<tbody>\n"
+        html += "</div>\n<table>\n<thead><tr><th>Event type</th>" + summaryColumns + "</tr></thead>\n<tbody>\n"
         for summary in dataset.summary.byType + [dataset.summary.total] {
             let type = summary.type
-            let cells = [
-                "<td data-type=\"\(HTMLText.escape(type))\" data-figure=\"received\">\(summary.received)</td>",
-                "<td data-figure=\"completed\">\(summary.completed)</td>",
-                "<td data-figure=\"completedWithExceptions\">\(summary.completedWithExceptions)</td>",
-                "<td data-figure=\"pending\">\(summary.pending)</td>",
-                "<td data-figure=\"overdue\"\(summary.overdue > 0 ? " class=\"bad\"" : "")>\(summary.overdue)</td>",
-                "<td data-figure=\"failed\"\(summary.failed > 0 ? " class=\"bad\"" : "")>\(summary.failed)</td>",
-                "<td data-figure=\"cancelled\">\(summary.cancelled)</td>",
-                "<td><span data-figure=\"onTimeRate\">\(rateText(summary.onTimeRate))</span> "
-                    + "<span class=\"n\">n=\(summary.decided)</span></td>",
-                "<td><span data-figure=\"medianDaysToComplete\">\(daysText(summary.medianDaysToComplete))</span> "
-                    + "<span class=\"n\">n=\(summary.daysToCompleteSample)</span></td>",
-                "<td data-figure=\"p95DaysToComplete\">\(daysText(summary.p95DaysToComplete))</td>",
-                "<td>\(daysText(summary.deadlineDays))</td>",
-            ]
             let name = type == "all" ? "<th>All types</th>" : "<th>\(swatch(type))\(HTMLText.escape(type))</th>"
-            html += "<tr\(type == "all" ? " class=\"total\"" : "")>\(name)\(cells.joined())</tr>\n"
+            html +=
+                "<tr\(type == "all" ? " class=\"total\"" : "")>\(name)"
+                + summaryCells(summary, key: "data-type=\"\(HTMLText.escape(type))\"") + "</tr>\n"
         }
         html += "</tbody>\n</table>\n"
+        if !dataset.summary.byProvider.isEmpty {
+            html += "<table class=\"providers\">\n<thead><tr><th>Identity provider</th>" + summaryColumns
+            html += "</tr></thead>\n<tbody>\n"
+            for summary in dataset.summary.byProvider {
+                let provider = HTMLText.escape(summary.type)
+                html +=
+                    "<tr><th>\(token(summary.type))</th>"
+                    + summaryCells(summary, key: "data-provider=\"\(provider)\"") + "</tr>\n"
+            }
+            html += "</tbody>\n</table>\n"
+        }
         html +=
             "<p class=\"meta\">Failed jobs: <b data-figure=\"failedJobs\">\(dataset.summary.failedJobs)</b> · "
             + "retained items: <b data-figure=\"retainedItems\">\(dataset.summary.retainedItems)</b> · open findings: "
@@ -166,6 +162,30 @@ public enum ReportHTMLRenderer {
             + appleRevocationLine(dataset)
             + "</section>\n"
         return html
+    }
+
+    /// The column heads of a summary table after its first (event type or provider).
+    private static let summaryColumns =
+        "<th>Received</th><th>Completed</th><th>with exceptions</th><th>Pending</th><th>Overdue</th><th>Failed</th>"
+        + "<th>Cancelled</th><th>On time</th><th>Median days</th><th>p95 days</th><th>Deadline days</th>"
+
+    /// One summary row's figures; `key` (an attribute, escaped) on the first cell says whose they are.
+    private static func summaryCells(_ summary: ReportTypeSummary, key: String) -> String {
+        [
+            "<td \(key) data-figure=\"received\">\(summary.received)</td>",
+            "<td data-figure=\"completed\">\(summary.completed)</td>",
+            "<td data-figure=\"completedWithExceptions\">\(summary.completedWithExceptions)</td>",
+            "<td data-figure=\"pending\">\(summary.pending)</td>",
+            "<td data-figure=\"overdue\"\(summary.overdue > 0 ? " class=\"bad\"" : "")>\(summary.overdue)</td>",
+            "<td data-figure=\"failed\"\(summary.failed > 0 ? " class=\"bad\"" : "")>\(summary.failed)</td>",
+            "<td data-figure=\"cancelled\">\(summary.cancelled)</td>",
+            "<td><span data-figure=\"onTimeRate\">\(rateText(summary.onTimeRate))</span> "
+                + "<span class=\"n\">n=\(summary.decided)</span></td>",
+            "<td><span data-figure=\"medianDaysToComplete\">\(daysText(summary.medianDaysToComplete))</span> "
+                + "<span class=\"n\">n=\(summary.daysToCompleteSample)</span></td>",
+            "<td data-figure=\"p95DaysToComplete\">\(daysText(summary.p95DaysToComplete))</td>",
+            "<td>\(daysText(summary.deadlineDays))</td>",
+        ].joined()
     }
 
     private static func swatch(_ type: String) -> String {
@@ -226,13 +246,15 @@ public enum ReportHTMLRenderer {
         }
         html += "<p class=\"meta\">Run at \(token(lastRun.iso8601)): \(counts.joined(separator: ", ")).</p>\n"
         html += table(
-            ["Severity", "Code and subject", "Detail", "Window"],
+            ["Severity", "Code, subject and provider", "Detail", "Window"],
             findings.items.map { item in
                 let window = item.windowFrom.map { from in
                     "\(token(from.iso8601)) to \(item.windowTo.map { token($0.iso8601) } ?? "now")"
                 }
                 return [
-                    e(item.severity), token(item.code) + (item.pseudonym.map { "<br>" + subject($0) } ?? ""),
+                    e(item.severity),
+                    token(item.code) + (item.pseudonym.map { "<br>" + subject($0) } ?? "")
+                        + (item.provider.map { "<br><span class=\"label\">provider</span> " + token($0) } ?? ""),
                     e(item.detail), window ?? "",
                 ]
             }, empty: "The last reconcile found nothing.")
@@ -430,8 +452,11 @@ public enum ReportHTMLRenderer {
             return html + "<p class=\"empty\">\(none)</p>\n</section>\n"
         }
         html += "<table class=\"request-table\">\n<thead><tr>"
-        html += ["Event and source", "Times (UTC)", "Outcome", "Policy", "Cancelled steps, extension, hold, denial"]
-            .map { "<th>\($0)</th>" }.joined()
+        html += [
+            "Event, source and provider", "Times (UTC)", "Outcome", "Policy",
+            "Cancelled steps, extension, hold, denial",
+        ]
+        .map { "<th>\($0)</th>" }.joined()
         html += "</tr></thead>\n"
         for row in listed {
             let cancelled =
@@ -472,7 +497,8 @@ public enum ReportHTMLRenderer {
             html += "<tr class=\"subject\"><th colspan=\"5\">\(subject(row.pseudonym))</th></tr>\n"
             html +=
                 "<tr><td>\(token(row.eventType))<div><span class=\"label\">from</span> "
-                + "\(token(row.source.rawValue))</div></td><td>\(times)</td><td>\(outcome)</td>"
+                + "\(token(row.source.rawValue))</div><div><span class=\"label\">provider</span> "
+                + "<span data-provider=\"\(e(row.provider))\">\(token(row.provider))</span></div></td><td>\(times)</td><td>\(outcome)</td>"
                 + "<td>\(policyText(row.policy))</td><td>\(cancelled)\(decisions)</td></tr>\n</tbody>\n"
         }
         return html + "</table>\n</section>\n"
@@ -489,9 +515,16 @@ public enum ReportHTMLRenderer {
             ),
             (
                 "source",
-                "Where the request came from: notification (Apple, live or replayed), in-app (the app reported an "
+                "Where the request came from: notification (Apple's, or another identity provider's security event; "
+                    + "live or replayed), in-app (the app reported an "
                     + "in-app deletion), reconciler (the nightly reconcile found a revocation whose notification "
                     + "was lost)."
+            ),
+            (
+                "identity provider",
+                "Whose account the request is about: apple (Sign in with Apple), or the id the app's configuration "
+                    + "gives another provider (e.g. google for Google's Cross-Account Protection, which sends "
+                    + "account-purged as a deletion). The summary counts the requests of each."
             ),
             ("event time", "When it happened (Apple's event_time, or the app's); deadlines run from it."),
             (

@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/4`,
+/// Renders a ``ReportDataset`` as the versioned JSON document `accountlifecycle.deletion-report/5`,
 /// documented field by field in `reports/README.md`. Members keep a fixed order and instants are RFC 3339
 /// UTC with milliseconds, so the same dataset always gives the same bytes.
 public enum ReportJSONRenderer {
@@ -84,6 +84,7 @@ public enum ReportJSONRenderer {
         [
             "total": typeSummary(summary.total),
             "byType": .array(summary.byType.map(typeSummary)),
+            "byProvider": .array(summary.byProvider.map(providerSummary)),
             "failedJobs": .integer(Int64(summary.failedJobs)),
             "retainedItems": .integer(Int64(summary.retainedItems)),
             "openFindings": [
@@ -126,11 +127,19 @@ public enum ReportJSONRenderer {
         ]
     }
 
+    /// A provider's counts: the members of a type's, the provider named in place of the type.
+    private static func providerSummary(_ value: ReportTypeSummary) -> JSONValue {
+        guard case .object(let object) = typeSummary(value) else { return .null }
+        return .object(
+            JSONObject(members: [("provider", .string(value.type))] + object.members.filter { $0.key != "type" }))
+    }
+
     private static func finding(_ value: ReportFinding) -> JSONValue {
         [
             "code": .string(value.code),
             "severity": .string(value.severity),
             "subject": optional(value.pseudonym),
+            "provider": optional(value.provider),
             "detail": .string(value.detail),
             "windowFrom": optional(value.windowFrom),
             "windowTo": optional(value.windowTo),
@@ -140,6 +149,7 @@ public enum ReportJSONRenderer {
     static func row(_ value: ReportSubjectRow) -> JSONValue {
         [
             "subject": .string(value.pseudonym),
+            "provider": .string(value.provider),
             "eventType": .string(value.eventType),
             "source": .string(value.source.rawValue),
             "eventTime": instant(value.eventTime),

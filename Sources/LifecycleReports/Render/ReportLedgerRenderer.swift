@@ -37,6 +37,7 @@ public enum ReportLedgerRenderer {
     public static func entry(_ row: ReportSubjectRow) -> JSONValue {
         [
             "subject": .string(row.pseudonym),
+            "provider": .string(row.provider),
             "eventType": .string(row.eventType),
             "source": .string(row.source.rawValue),
             "eventTime": .string(row.eventTime.iso8601),

@@ -26,6 +26,7 @@ struct FindingOperations: Sendable {
             "id": .integer(stored.id), "app": .string(stored.app), "code": .string(stored.finding.code.rawValue),
             "severity": .string(stored.finding.severity.rawValue), "detail": .string(stored.finding.detail),
             "subject": stored.finding.subject.map(JSONValue.string) ?? .null,
+            "provider": stored.finding.subject.map { .string(ProviderSubject.providerName(ofAccountKey: $0)) } ?? .null,
             "firstSeenAt": .string(stored.firstSeenAt.iso8601), "lastSeenAt": .string(stored.lastSeenAt.iso8601),
             "resolvedAt": stored.resolvedAt.map { .string($0.iso8601) } ?? .null,
         ]

@@ -93,7 +93,7 @@ struct AppleRevocationServeTests {
         #expect(row["appleRevocation"]?["verifiedAt"]?.stringValue != nil)
         #expect(row["appleRevocation"]?["advice"] == .null)
         #expect(document["summary"]?["appleRevocations"]?["verified"] == .integer(1), "\(document)")
-        #expect(document["schema"] == "accountlifecycle.deletion-report/4")
+        #expect(document["schema"] == "accountlifecycle.deletion-report/5")
 
         let exits = await fixture.stop()
         #expect(exits == [0], "serve exited \(exits); its log ends: \(fixture.log.suffix(3000))")

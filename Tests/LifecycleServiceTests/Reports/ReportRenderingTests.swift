@@ -94,6 +94,41 @@ struct ReportRenderingTests {
         #expect(ReportFixture.dataset.summary.findingsBySeverity == ["critical": 1, "warning": 1, "info": 1])
     }
 
+    @Test(
+        "a Google RISC purge beside Apple's requests: its row, its finding and byProvider name google in every format")
+    func providerPerRequest() throws {
+        var inputs = ReportFixture.inputs
+        let google = ProviderSubject(
+            provider: "google", format: "iss_sub", values: ["https://accounts.google.com/", "7375626A656374"]
+        ).accountKey
+        let time = ReportFixture.at("2026-11-05T12:00:00Z")
+        inputs.events.append(
+            ReportEvent(
+                subject: google, kind: .accountDeleted, source: "notification", eventTime: time,
+                receivedAt: time.adding(milliseconds: 1_250), disposition: .applied))
+        inputs.findingRun?.findings.append(
+            Finding(code: .retainedAfterDeletion, subject: google, detail: "the app still holds it", window: nil))
+        let dataset = ReportFixture.assembler.assemble(inputs)
+        let row = try #require(dataset.subjects.first { $0.eventTime == time })
+        #expect(row.provider == "google")
+        #expect(dataset.subjects.filter { $0.provider == "apple" }.count == 6)
+        #expect(dataset.summary.byProvider.map(\.type) == ["apple", "google"])
+        #expect(dataset.summary.byProvider.map(\.received) == [6, 1])
+        #expect(dataset.summary.byProvider.map(\.pending) == [0, 1])
+
+        let json = try JSONValue.parse(ReportJSONRenderer.render(dataset))
+        #expect(json["summary"]?["byProvider"]?.arrayValue?.last?["provider"] == "google")
+        #expect(json["summary"]?["byProvider"]?.arrayValue?.last?["type"] == nil)
+        #expect(json["subjects"]?.arrayValue?.filter { $0["provider"] == "google" }.count == 1)
+        let finding = json["findings"]?["items"]?.arrayValue?.first { $0["code"] == "retained-after-deletion" }
+        #expect(finding?["provider"] == "google")
+        let csv = String(decoding: ReportCSVRenderer.render(dataset), as: UTF8.self)
+        #expect(csv.split(separator: "\r\n").filter { $0.hasSuffix(",google") }.count == 1)
+        let html = String(decoding: ReportHTMLRenderer.render(dataset), as: UTF8.self)
+        #expect(html.contains("<td data-provider=\"google\" data-figure=\"received\">1</td>"))
+        #expect(html.contains("<span data-provider=\"google\"><span class=\"nw\">google</span></span>"))
+    }
+
     /// The text of the element carrying `data-figure="name"` (after `prefix`, when given).
     static func figure(_ html: String, _ name: String, after prefix: String = "") -> String? {
         let marker = prefix + "data-figure=\"\(name)\""

@@ -115,7 +115,7 @@ struct RequestDecisionServeTests {
         let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
         #expect(generated.status == 0, "\(generated)")
         let report = try Self.reportJSON(fixture)
-        #expect(report["schema"] == "accountlifecycle.deletion-report/4")
+        #expect(report["schema"] == "accountlifecycle.deletion-report/5")
         #expect(report["subjects"]?.arrayValue?.first?["extension"] == entry["extension"])
         let csv = try Self.reportFile(fixture, suffix: "-deletion-compliance.csv")
         #expect(csv.contains("extended to \(newDeadline.iso8601)"), "\(csv)")
