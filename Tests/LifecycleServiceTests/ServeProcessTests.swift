@@ -204,12 +204,10 @@ struct ServeProcessTests {
             try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
         #expect(fixture.reportFiles().isEmpty, "nothing before the schedule")
 
-        // Each app's files are written one after another: wait for the last of them, not only the manifests.
+        // Each app's files, manifest line and transparency log are written one after another: wait for serve to
+        // say both apps' reports are done (`report.generated`, logged after the log is published), not for files.
         let written = await eventually(timeout: .seconds(40)) {
-            let files = fixture.reportFiles()
-            return files.contains("shop/manifest.jsonl") && files.contains("blog/manifest.jsonl")
-                && files.contains { $0.hasPrefix("shop/") && $0.hasSuffix("-deletion-compliance.json") }
-                && files.contains { $0.hasPrefix("blog/") && $0.hasSuffix("-deletion-compliance.html") }
+            Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
         }
         #expect(written, "reports of both apps after the scheduled reconcile: \(fixture.reportFiles())")
         let findings = try await fixture.admin("GET", "/v1/findings?app=shop")
@@ -266,7 +264,7 @@ struct ServeProcessTests {
         }
         let (first, later) = (instances[0], instances[1])
         let written = await eventually(timeout: .seconds(40)) {
-            first.reportFiles().contains("shop/manifest.jsonl") && first.reportFiles().contains("blog/manifest.jsonl")
+            Set(first.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
         }
         #expect(written, "the first instance wrote the day's reports: \(first.reportFiles())")
         let skipped = await eventually(timeout: .seconds(40)) { !later.logEvents("report.skipped").isEmpty }
