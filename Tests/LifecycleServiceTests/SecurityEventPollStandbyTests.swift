@@ -68,14 +68,10 @@ struct SecurityEventPollStandbyTests {
         first.kill(signal: SIGKILL)
         _ = await first.waitForExit()
         Poll.enqueue(fake, Poll.risc + "account-disabled", sub: "user-after")
-        let client = HTTPClient(host: "127.0.0.1", port: ports[1], timeout: .seconds(10))
         let encoded = Poll.key(fake, "user-after").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let taken = await eventually(timeout: .seconds(30)) {
-            let answer = try? await client.send(
-                HTTPClientRequest(
-                    method: "GET", target: "/v1/apps/shop/accounts/\(encoded)",
-                    headers: ["Authorization": "Bearer \(ServeFixture.adminToken)"], body: []))
-            return answer.flatMap { JSONValue.parseIfValid($0.body)?["state"] } == "consent-revoked"
+            let answer = try? await ServeFixture.admin(port: ports[1], "GET", "/v1/apps/shop/accounts/\(encoded)")
+            return answer?.json?["state"] == "consent-revoked"
         }
         #expect(taken, "the standby took over and stored the next SET: \(secondLogText())")
         #expect(secondLogText().contains("\"signal.poll_leading\""))
@@ -84,11 +80,6 @@ struct SecurityEventPollStandbyTests {
     }
 
     static func metric(port: Int, _ name: String, _ labels: [String: String]) async throws -> Double? {
-        let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
-        let response = try await client.send(
-            HTTPClientRequest(
-                method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(ServeFixture.adminToken)"],
-                body: []))
-        return PrometheusText.value(in: String(decoding: response.body, as: UTF8.self), name: name, labels: labels)
+        PrometheusText.value(in: try await ServeFixture.metrics(port: port), name: name, labels: labels)
     }
 }

@@ -258,10 +258,18 @@ final class ServeFixture: Sendable {
 
     /// One admin API call with the bearer token.
     func admin(_ method: String, _ target: String, body: [UInt8] = []) async throws -> (status: Int, json: JSONValue?) {
+        try await Self.admin(port: adminPort, method, target, body: body)
+    }
+
+    /// One admin API call with the bearer token to the admin listener on `port`: this fixture's, or that of a
+    /// second instance started from a copy of its configuration.
+    static func admin(
+        port: Int, _ method: String, _ target: String, body: [UInt8] = []
+    ) async throws -> (status: Int, json: JSONValue?) {
         // Longer than a route's own wait on an outside service (the Apple fake's 30 s), so the route's answer
         // is what the test sees.
-        let client = HTTPClient(host: "127.0.0.1", port: adminPort, timeout: .seconds(45))
-        var headers: HTTPHeaders = ["Authorization": "Bearer \(Self.adminToken)"]
+        let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(45))
+        var headers: HTTPHeaders = ["Authorization": "Bearer \(adminToken)"]
         if !body.isEmpty { try headers.add(name: "Content-Type", value: "application/json") }
         let response = try await client.send(
             HTTPClientRequest(method: method, target: target, headers: headers, body: body))
@@ -271,10 +279,15 @@ final class ServeFixture: Sendable {
     /// `GET /metrics` on the admin listener with the bearer token, as a Prometheus scrape job with
     /// `authorization: {credentials_file: …}` asks for it.
     func metrics() async throws -> String {
-        let client = HTTPClient(host: "127.0.0.1", port: adminPort, timeout: .seconds(10))
+        try await Self.metrics(port: adminPort)
+    }
+
+    /// ``metrics()`` of the admin listener on `port`.
+    static func metrics(port: Int) async throws -> String {
+        let client = HTTPClient(host: "127.0.0.1", port: port, timeout: .seconds(10))
         let response = try await client.send(
             HTTPClientRequest(
-                method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(Self.adminToken)"], body: []))
+                method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(adminToken)"], body: []))
         return String(decoding: response.body, as: UTF8.self)
     }
 
