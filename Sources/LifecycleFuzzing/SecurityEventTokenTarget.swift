@@ -8,7 +8,7 @@ import SharedSignals
 /// Properties: no input traps; refusals carry only the claim-level reason codes; an accepted SET has the
 /// configured issuer, one of the configured audiences, a non-empty `jti`, an event time between the epoch and
 /// now + leeway, a subject whenever its event moves an account, and an account key that reads back as the
-/// same provider subject; whatever the `ssf` profile accepts, `google-risc` accepts identically (it only
+/// same provider subject (and so does the alias an identifier-changed `new-value` makes); whatever the `ssf` profile accepts, `google-risc` accepts identically (it only
 /// relaxes `exp`).
 enum SecurityEventTokenTarget {
     static let target = FuzzTarget(
@@ -69,6 +69,16 @@ enum SecurityEventTokenTarget {
         if let subject = strict.subject?.providerSubject(provider: "idp") {
             try require(
                 ProviderSubject(accountKey: subject.accountKey) == subject, "the account key does not read back")
+        }
+        // identifier-changed: a `new-value` is a bounded string, and the alias it makes is a key that reads back.
+        if let newValue = strict.newValue {
+            try require(strict.eventType == .identifierChanged, "new-value kept for \(strict.eventType.shortName)")
+            try require(
+                !newValue.isEmpty && newValue.utf8.count <= SubjectIdentifier.maximumValueBytes,
+                "a new-value out of bounds was accepted")
+            if let alias = strict.subject?.changed(to: newValue)?.providerSubject(provider: "idp") {
+                try require(ProviderSubject(accountKey: alias.accountKey) == alias, "the alias key does not read back")
+            }
         }
     }
 
