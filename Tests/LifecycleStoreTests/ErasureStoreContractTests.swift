@@ -107,6 +107,56 @@ struct ErasureStoreContractTests {
         }
     }
 
+    @Test(
+        "a claim takes the due steps of the most urgent open jobs first, past jobs not due or finished",
+        arguments: StoreFactory.all)
+    func claimByDeadline(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            func job(deadlineDays: Int, notBeforeDays: Int = 0) -> ErasureJobPlan {
+                var plan = plan(targets: ["app-db"], notBefore: t0.adding(seconds: Int64(notBeforeDays) * 86_400))
+                plan.deadline = t0.adding(seconds: Int64(deadlineDays) * 86_400)
+                return plan
+            }
+            // Inserted out of deadline order; the earliest deadline is not due yet.
+            let plans = [
+                job(deadlineDays: 9), job(deadlineDays: 3), job(deadlineDays: 1, notBeforeDays: 2),
+                job(deadlineDays: 5), job(deadlineDays: 7),
+            ]
+            var ids: [Int64] = []
+            for plan in plans {
+                ids.append(
+                    try await store.write { [sub, t0] in
+                        try $0.insertErasureJob(app: "shop", subject: sub, plan: plan, createdAt: t0)
+                    })
+            }
+            let first = try await store.write { [t0] in
+                try $0.claimErasureSteps(now: t0, owner: "a", leaseUntil: t0.adding(seconds: 30), limit: 2)
+            }
+            #expect(Set(first.map(\.job.id)) == [ids[1], ids[3]], "deadlines 3 and 5 days: the most urgent due")
+            // Finish the day-3 job: it leaves the open jobs, and the next claim goes on in deadline order.
+            var done = try #require(first.first).job.job
+            _ = done.record(
+                stepResult: .erased(ErasureStepEvidence(rowsAffected: 1, verificationCount: 0)), step: 0,
+                at: t0.adding(seconds: 1), retry: retry, random: 0)
+            let finished = done.steps[0]
+            let urgent = ids[1]
+            _ = try await store.write { [t0] in
+                try $0.recordErasureStep(jobID: urgent, index: 0, step: finished, owner: "a", at: t0.adding(seconds: 1))
+            }
+            let second = try await store.write { [t0] in
+                try $0.claimErasureSteps(
+                    now: t0.adding(seconds: 2), owner: "a", leaseUntil: t0.adding(seconds: 30), limit: 10)
+            }
+            #expect(Set(second.map(\.job.id)) == [ids[4], ids[0]], "the day-5 job is leased; the not-due one waits")
+            let later = try await store.write { [t0] in
+                try $0.claimErasureSteps(
+                    now: t0.adding(seconds: 2 * 86_400), owner: "b", leaseUntil: t0.adding(seconds: 3 * 86_400),
+                    limit: 1)
+            }
+            #expect(later.map(\.job.id) == [ids[2]], "once due, the earliest deadline comes first")
+        }
+    }
+
     @Test("a step whose runner died is claimable again once its lease has passed", arguments: StoreFactory.all)
     func expiredLease(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in

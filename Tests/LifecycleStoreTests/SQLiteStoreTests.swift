@@ -190,6 +190,23 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// The erasure runner's claim must walk the open jobs in deadline order and stop at its limit; collecting
+    /// and sorting every due step made draining a backlog quadratic (https://www.sqlite.org/eqp.html).
+    @Test("the erasure claim walks the open jobs' deadline index and never sorts the backlog")
+    func erasureClaimPlan() async throws {
+        try await withStore(.sqlite) { store, _ in
+            let plan = try await store.read { reader in
+                var details: [String] = []
+                try (reader as! SQLiteAccess).connection.forEachRow(
+                    "EXPLAIN QUERY PLAN " + SQLiteAccess.claimErasureStepsSQL, ["o", 2, 1, "self", 16]
+                ) { row in details.append(row.text(3)) }
+                return details
+            }
+            #expect(plan.contains { $0.contains("SCAN j USING INDEX erasure_jobs_open") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }, "\(plan)")
+        }
+    }
+
     @Test("a read body cannot write, even by casting its reader")
     func readsCannotWrite() async throws {
         try await withStore(.sqlite) { store, _ in

@@ -34,6 +34,7 @@ enum StoreSchema {
             Migration(version: 16, name: "notification-payloads-held", sql: notificationPayloadsHeld),
             Migration(version: 17, name: "request-decisions", sql: requestDecisions(dialect)),
             Migration(version: 18, name: "account-aliases", sql: accountAliases(dialect)),
+            Migration(version: 19, name: "erasure-jobs-open-by-deadline", sql: erasureJobsOpenByDeadline),
         ]
     }
 
@@ -494,4 +495,17 @@ enum StoreSchema {
         CREATE INDEX account_aliases_account ON account_aliases (app, sub, id);
         """
     }
+
+    /// The open erasure jobs (``openJobStatuses``) in deadline order: what the runner's claim walks
+    /// (``StoreAccess/claimErasureStepsSQL``), so that it stops after `limit` due steps of the most urgent jobs
+    /// instead of collecting and sorting every due step of the backlog on every claim. Jobs leave it as they
+    /// finish, so it stays as small as the open work. The condition is written the same in the claim, so
+    /// SQLite's planner can use the partial index (https://www.sqlite.org/partialindex.html §2).
+    static let erasureJobsOpenByDeadline = """
+        CREATE INDEX erasure_jobs_open ON erasure_jobs (deadline_ms, id) WHERE \(openJobStatuses);
+        """
+
+    /// The job statuses that can still have a claimable step: a job is `scheduled` or `running` while one of its
+    /// steps is not final (``ErasureJob/status``).
+    static let openJobStatuses = "status IN ('scheduled', 'running')"
 }
