@@ -20,6 +20,8 @@ package final class SQLiteConnection: @unchecked Sendable {
     package let path: String
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// The write-ahead-log hook's closure (``onLogCommit(_:)``), kept alive while SQLite holds its pointer.
+    var logHook: SQLiteLogHookBox?
 
     /// Opens `path` and applies the durability pragmas every connection needs.
     ///
@@ -89,8 +91,12 @@ package final class SQLiteConnection: @unchecked Sendable {
     package func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
-        if let handle { sqlite3_close_v2(handle) }
+        if let handle {
+            if logHook != nil { sqlite3_wal_hook(handle, nil, nil) }
+            sqlite3_close_v2(handle)
+        }
         handle = nil
+        logHook = nil
     }
 
     private func openHandle(sql: String?) throws(SQLiteError) -> OpaquePointer {

@@ -13,20 +13,27 @@ final class GroupCommitWriter: Sendable {
     private let finished = CompletionLatch(count: 1)
     private let counters: StoreCounters
 
-    init(connection: SQLiteConnection, maximumBatchSize: Int, counters: StoreCounters) throws(StoreError) {
+    /// - Parameter checkpointer: copies the log into the database file on its own thread
+    ///   (``LogCheckpointer``); without one, SQLite's automatic checkpoint runs inside this thread's commits.
+    init(
+        connection: SQLiteConnection, maximumBatchSize: Int, checkpointer: LogCheckpointer?, counters: StoreCounters
+    ) throws(StoreError) {
         self.counters = counters
         let queue = self.queue
         let finished = self.finished
         do {
             try OwnerThread.start(name: "lifecycle-db-w") {
+                checkpointer?.attach(to: connection)
                 let access = SQLiteAccess(connection: connection)
                 while let batch = queue.take(upTo: maximumBatchSize) {
                     Self.commit(batch, connection: connection, access: access, counters: counters)
                 }
+                checkpointer?.closeAndWait()
                 connection.close()
                 finished.arrive()
             }
         } catch {
+            checkpointer?.closeAndWait()
             throw StoreError(error)
         }
     }

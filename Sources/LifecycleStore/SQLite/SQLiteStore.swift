@@ -58,7 +58,9 @@ public final class SQLiteStore: Store {
         }
         do {
             writer = try GroupCommitWriter(
-                connection: writerConnection, maximumBatchSize: configuration.maximumBatchSize, counters: counters)
+                connection: writerConnection, maximumBatchSize: configuration.maximumBatchSize,
+                checkpointer: LogCheckpointer.start(path: path, configuration: configuration),
+                counters: counters)
         } catch {
             readers.stop()
             writerConnection.close()

@@ -15,16 +15,25 @@ public struct SQLiteStoreConfiguration: Sendable, Hashable {
     /// Attempts of that checkpoint before it reports `complete: false` (tried again after the next erasure
     /// round). Default 20, 200 ms apart: a reader holding the log for 6 s still lets it through.
     public var checkpointAttempts: Int
+    /// Write-ahead-log frames (pages) after which the checkpoint thread copies the log into the database file
+    /// (``LogCheckpointer``). Default 1 000, SQLite's own automatic checkpoint threshold.
+    public var logCheckpointFrames: Int
+    /// Frames after which the writer checkpoints inside its commit, as SQLite would, so the log stays bounded
+    /// under a load that never pauses. Default 10 000 (about 40 MiB of 4 KiB pages).
+    public var logLimitFrames: Int
 
     public init(
         busyTimeoutMilliseconds: Int32 = 5_000, maximumBatchSize: Int = 256, readerCount: Int = 2,
-        checkpointBusyMilliseconds: Int32 = 100, checkpointAttempts: Int = 20
+        checkpointBusyMilliseconds: Int32 = 100, checkpointAttempts: Int = 20, logCheckpointFrames: Int = 1_000,
+        logLimitFrames: Int = 10_000
     ) {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.readerCount = max(1, readerCount)
         self.checkpointBusyMilliseconds = max(0, checkpointBusyMilliseconds)
         self.checkpointAttempts = max(1, checkpointAttempts)
+        self.logCheckpointFrames = max(1, logCheckpointFrames)
+        self.logLimitFrames = max(1, logLimitFrames)
     }
 
     /// Pause between two checkpoint attempts, while writers go on.
