@@ -140,17 +140,17 @@ private struct JSONParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
         var runStart = index
         var utf8 = [UInt8]()
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                defer { index += 1 }
+                // Most strings have no escape: decoded straight from the input, without a copy.
+                if utf8.isEmpty { return String(decoding: bytes[runStart..<index], as: UTF8.self) }
                 utf8.append(contentsOf: bytes[runStart..<index])
-                index += 1
-                scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
-                return String(scalars)
+                return String(decoding: utf8, as: UTF8.self)
             }
             if byte < 0x20 { throw fail("control character in string") }
             if byte != UInt8(ascii: "\\") {

@@ -55,4 +55,15 @@ struct JSONValueParsingTests {
         let once = try JSONValue.parse(text).serialized()
         #expect(try JSONValue.parse(once).serialized() == once)
     }
+
+    /// The escaper copies the runs between characters that need escaping in one piece; the runs next to an
+    /// escape, a combining mark right after a quote and multi-byte characters must come out whole.
+    @Test("strings escape quotes, backslashes and control characters and keep every other character")
+    func stringEscaping() throws {
+        let value = JSONValue.string("a\"\u{301}b\\é\n\r\t\u{1}\u{1F}😀 end")
+        #expect(value.serialized() == #""a\"\#u{301}b\\é\n\r\t\u0001\u001f😀 end""#)
+        #expect(try JSONValue.parse(value.serialized()) == value)
+        #expect(JSONValue.string("").serialized() == #""""#)
+        #expect(JSONValue.string("\"").serialized() == #""\"""#)
+    }
 }

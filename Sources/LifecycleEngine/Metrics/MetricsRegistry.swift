@@ -22,6 +22,12 @@ public final class MetricsRegistry: Sendable {
         var counts: [UInt64]
         var sum: Double = 0
         var count: UInt64 = 0
+
+        mutating func observe(_ value: Double, buckets: [Double]) {
+            for (index, bound) in buckets.enumerated() where value <= bound { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
     }
 
     private let families = Mutex<[String: Family]>([:])
@@ -78,14 +84,10 @@ public final class MetricsRegistry: Sendable {
     fileprivate func observe(_ name: String, _ labels: [(String, String)], _ value: Double) {
         let key = Self.labelText(labels)
         families.withLock { families in
-            guard var family = families[name] else { return }
-            var state =
-                family.histograms[key] ?? HistogramState(counts: Array(repeating: 0, count: family.buckets.count))
-            for (index, bound) in family.buckets.enumerated() where value <= bound { state.counts[index] += 1 }
-            state.sum += value
-            state.count += 1
-            family.histograms[key] = state
-            families[name] = family
+            // Mutated in place: copying the family out and back copied its every series on each observation.
+            guard let buckets = families[name]?.buckets else { return }
+            families[name]!.histograms[key, default: HistogramState(counts: Array(repeating: 0, count: buckets.count))]
+                .observe(value, buckets: buckets)
         }
     }
 
@@ -143,6 +145,10 @@ public final class MetricsRegistry: Sendable {
     }
 
     private static func escape(_ value: String) -> String {
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n")
+        }
+        guard value.utf8.contains(where: special) else { return value }
         var escaped = ""
         for character in value {
             switch character {
