@@ -173,18 +173,25 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// The detail lines of SQLite's `EXPLAIN QUERY PLAN` for `sql` (https://www.sqlite.org/eqp.html).
+    private func queryPlan(
+        _ store: any Store, _ sql: String, _ arguments: [any SQLiteBindable & Sendable]
+    ) async throws -> [String] {
+        try await store.read { reader in
+            var details: [String] = []
+            try (reader as! SQLiteAccess).connection.forEachRow("EXPLAIN QUERY PLAN " + sql, arguments) { row in
+                details.append(row.text(3))
+            }
+            return details
+        }
+    }
+
     /// A page after the first must be a range search on the primary key, or a nightly walk over a million
     /// accounts rescans every earlier account on every page (https://www.sqlite.org/eqp.html).
     @Test("each page of the reconciler's walk starts where the last ended, by a range search on the key")
     func observedAccountsPlan() async throws {
         try await withStore(.sqlite) { store, _ in
-            let plan = try await store.read { reader in
-                var details: [String] = []
-                try (reader as! SQLiteAccess).connection.forEachRow(
-                    "EXPLAIN QUERY PLAN " + SQLiteAccess.observedAccountsAfter, ["shop", "sub-a", 10]
-                ) { row in details.append(row.text(3)) }
-                return details
-            }
+            let plan = try await queryPlan(store, SQLiteAccess.observedAccountsAfter, ["shop", "sub-a", 10])
             #expect(plan.contains { $0.contains("SEARCH a USING PRIMARY KEY (app=? AND sub>?)") }, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }, "\(plan)")
         }
@@ -195,13 +202,7 @@ struct SQLiteStoreTests {
     @Test("the erasure claim walks the open jobs' deadline index and never sorts the backlog")
     func erasureClaimPlan() async throws {
         try await withStore(.sqlite) { store, _ in
-            let plan = try await store.read { reader in
-                var details: [String] = []
-                try (reader as! SQLiteAccess).connection.forEachRow(
-                    "EXPLAIN QUERY PLAN " + SQLiteAccess.claimErasureStepsSQL, ["o", 2, 1, "self", 16]
-                ) { row in details.append(row.text(3)) }
-                return details
-            }
+            let plan = try await queryPlan(store, SQLiteAccess.claimErasureStepsSQL, ["o", 2, 1, "self", 16])
             #expect(plan.contains { $0.contains("SCAN j USING INDEX erasure_jobs_open") }, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }, "\(plan)")
         }
