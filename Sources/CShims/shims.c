@@ -1,4 +1,6 @@
 #include "CShims.h"
+#include <pthread.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -63,3 +65,11 @@ const int shim_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
 const int shim_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
 const int shim_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
 const int shim_MSG_NOSIGNAL = MSG_NOSIGNAL;
+
+/* Names the calling thread; Linux keeps 15 bytes and refuses longer names, so the name is cut first. */
+int shim_set_thread_name(const char *name) {
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = 0;
+    return pthread_setname_np(pthread_self(), cut);
+}

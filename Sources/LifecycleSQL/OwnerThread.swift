@@ -1,3 +1,4 @@
+import CShims
 import Glibc
 
 /// Starts a dedicated POSIX thread: the serial owner of one database connection. A plain thread rather than a
@@ -17,9 +18,15 @@ package enum OwnerThread {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
-    /// - Parameter name: names the thread in errors.
+    /// - Parameter name: names the thread (for `top -H`, `perf`, `/proc/<pid>/task/*/comm`; Linux keeps 15
+    ///   bytes) and it in errors. Threads otherwise keep the name of the thread that started them.
     package static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(StartFailure) {
-        let entry = Unmanaged.passRetained(Entry(body)).toOpaque()
+        let entry = Unmanaged.passRetained(
+            Entry {
+                _ = shim_set_thread_name(name)
+                body()
+            }
+        ).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(
             &thread, nil,

@@ -283,6 +283,24 @@ struct ServeProcessTests {
 
     // MARK: Signals
 
+    /// The names `top -H`, `perf` and `/proc/<pid>/task/*/comm` show, as the README's benchmark section lists.
+    @Test("serve names its store writer, checkpoint, reader and event-loop threads")
+    func threadNames() async throws {
+        let fixture = try await ServeFixture()
+        let process = try await fixture.start()
+        let pid = process.process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let names = Set(
+            tasks.compactMap { task in
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            })
+        process.kill(signal: SIGTERM)
+        #expect(await process.waitForExit() == 0)
+        #expect(
+            names.isSuperset(of: ["lc-db-writer", "lc-db-checkpnt", "lc-db-reader-0", "lc-http-loop-0"]), "\(names)")
+    }
+
     @Test("SIGINT stops serve like SIGTERM: exit 0")
     func interruptStops() async throws {
         let fixture = try await ServeFixture()

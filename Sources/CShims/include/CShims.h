@@ -51,6 +51,7 @@ long shim_BIO_get_mem_data(BIO *bio, char **data);
 // MARK: Linux sockets
 int shim_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *length);
 int shim_epoll_create(void);
+int shim_set_thread_name(const char *name);
 int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 int shim_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
 uint64_t shim_epoll_event_data(const struct epoll_event *event);

@@ -77,13 +77,13 @@ public final class HTTPServer: Sendable {
         }
         for (index, mailbox) in mailboxes.enumerated() {
             let thread = Thread { [configuration, handler, activeConnections] in
+                _ = shim_set_thread_name("lc-http-loop-\(index)")
                 let loop = EventLoop(
                     configuration: configuration, handler: handler, listenDescriptor: listener.descriptor,
                     mailbox: mailbox, activeConnections: activeConnections)
                 loop.run()
                 self.loopExited()
             }
-            thread.name = "http-loop-\(index)"
             thread.start()
         }
     }

@@ -32,7 +32,7 @@ final class PostgresPool: Sendable {
         let finished = self.finished
         for (index, connection) in connections.enumerated() {
             do {
-                try OwnerThread.start(name: "lifecycle-pg-\(index)") {
+                try OwnerThread.start(name: "lc-pg-\(index)") {
                     let access = PostgresAccess(connection: connection)
                     while let jobs = queue.take(upTo: 1) {
                         for job in jobs {

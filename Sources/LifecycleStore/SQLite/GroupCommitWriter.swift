@@ -22,7 +22,7 @@ final class GroupCommitWriter: Sendable {
         let queue = self.queue
         let finished = self.finished
         do {
-            try OwnerThread.start(name: "lifecycle-db-w") {
+            try OwnerThread.start(name: "lc-db-writer") {
                 checkpointer?.attach(to: connection)
                 let access = SQLiteAccess(connection: connection)
                 while let batch = queue.take(upTo: maximumBatchSize) {

@@ -32,7 +32,7 @@ final class LogCheckpointer: Sendable {
         let checkpointer = LogCheckpointer(
             wakeFrames: configuration.logCheckpointFrames, writerCheckpointFrames: configuration.logLimitFrames)
         do {
-            try OwnerThread.start(name: "lifecycle-db-checkpoint") { [checkpointer] in
+            try OwnerThread.start(name: "lc-db-checkpnt") { [checkpointer] in
                 checkpointer.run(connection)
             }
         } catch {

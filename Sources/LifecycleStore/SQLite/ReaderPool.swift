@@ -12,7 +12,7 @@ final class ReaderPool: Sendable {
         let finished = self.finished
         for (index, connection) in connections.enumerated() {
             do {
-                try OwnerThread.start(name: "lifecycle-db-r\(index)") {
+                try OwnerThread.start(name: "lc-db-reader-\(index)") {
                     let access = SQLiteAccess(connection: connection)
                     while let reads = queue.take(upTo: 1) {
                         for read in reads { Self.run(read, connection: connection, access: access) }
