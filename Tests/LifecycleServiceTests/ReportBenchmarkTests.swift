@@ -37,6 +37,7 @@ struct ReportBenchmarkTests {
         #expect(line("peak memory")?.contains("MiB at the end") == true, "\(run)")
         #expect(line("outcomes")?.contains("\(events) received") == true, "\(run)")
         #expect(line("verify")?.contains("the written report verifies") == true, "\(run)")
+        #expect(line("verify")?.contains(" s: ") == true, "the verify is timed apart from the run: \(run)")
 
         let verified = try await LifecycleProcess.run(
             ["report", "verify", directory + "/reports", "--public-key", directory + "/report-ed25519.pub.pem"])

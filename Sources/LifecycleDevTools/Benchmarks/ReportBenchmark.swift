@@ -44,6 +44,8 @@ package struct ReportBenchmark {
         var steps: Int
         var setupSeconds: Double
         var runSeconds: Double
+        /// The `report verify` of the written files, timed apart from the run.
+        var verifySeconds: Double
         var peakKiBAfterSetup: Int
         var peakKiB: Int
         var files: [(name: String, bytes: Int)]
@@ -62,6 +64,7 @@ package struct ReportBenchmark {
                 "events": .integer(Int64(events)), "seed": .integer(Int64(truncatingIfNeeded: seed)),
                 "jobs": .integer(Int64(jobs)), "steps": .integer(Int64(steps)),
                 "setupSeconds": .number(rounded(setupSeconds)), "runSeconds": .number(rounded(runSeconds)),
+                "verifySeconds": .number(rounded(verifySeconds)),
                 "requestsPerSecond": .number(requestsPerSecond.rounded()), "rows": .integer(Int64(rows)),
                 "peakResidentKiBAfterSetup": .integer(Int64(peakKiBAfterSetup)),
                 "peakResidentKiB": .integer(Int64(peakKiB)), "fileBytes": .object(files),
@@ -82,7 +85,7 @@ package struct ReportBenchmark {
                 peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (max resident set size)
                 files           \(sizes.joined(separator: ", "))
                 outcomes        \(summary.received) received: \(summary.completed) completed, \(summary.overdue) overdue, \(summary.failed) failed, \(summary.pending) pending, \(summary.cancelled) cancelled
-                verify          \(verified ? "the written report verifies (file hashes, hash chain, signature, log)" : "FAILED: \(problem ?? "unknown")")
+                verify          \(format(verifySeconds)) s: \(verified ? "the written report verifies (file hashes, hash chain, signature, log)" : "FAILED: \(problem ?? "unknown")")
                 """
         }
 
@@ -136,6 +139,7 @@ package struct ReportBenchmark {
             directory: configuration.reports.directory,
             publicKey: try ReportKeys.publicKey(
                 path: ReportKeys.publicKeyPath(forSigningKey: configuration.reports.signingKeyFile)))
+        let verifyDone = clock.now
         let files = report.files.map { path in
             (
                 name: String(path.split(separator: ".").last ?? ""),
@@ -145,7 +149,8 @@ package struct ReportBenchmark {
         return Report(
             events: options.events, seed: options.seed, jobs: written.jobs, steps: written.steps,
             setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
-            runSeconds: BenchmarkSupport.seconds(runDone - setupDone), peakKiBAfterSetup: peakAfterSetup,
+            runSeconds: BenchmarkSupport.seconds(runDone - setupDone),
+            verifySeconds: BenchmarkSupport.seconds(verifyDone - runDone), peakKiBAfterSetup: peakAfterSetup,
             peakKiB: peak, files: files, summary: report.dataset.summary.total,
             rows: report.dataset.summary.total.received,
             verified: verification.broken == nil && verification.verifiedReports == 1,
