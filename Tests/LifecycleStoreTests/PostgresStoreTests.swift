@@ -96,6 +96,28 @@ struct PostgresStoreTests {
         }
     }
 
+    /// PostgreSQL has no `INDEXED BY`: under the index-order walk its planner must still walk the open jobs'
+    /// deadline index and stop at the limit, not collect and sort every due step.
+    @Test("the erasure claim walks the open jobs' deadline index on PostgreSQL too")
+    func erasureClaimPlan() async throws {
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
+            let plan = try await store.write { writer in
+                let access = writer as! PostgresAccess
+                return try access.walkingIndexOrder {
+                    try access.connection.fetchAll(
+                        "EXPLAIN " + PostgresAccess.claimErasureStepsSQL, ["o", 2, 1, "self", 16]
+                    ) { row in row.text(0) }
+                }
+            }
+            await store.close()
+            #expect(plan.contains { $0.contains("Index Scan using erasure_jobs_open") }, "\(plan)")
+            // A full sort above the walk would collect every open job first, whatever the limit; an incremental
+            // sort (by step within a job) stops with it.
+            #expect(!plan.contains { $0.contains("->  Sort  ") }, "\(plan)")
+        }
+    }
+
     @Test("a connection the server dropped is replaced and the next call succeeds")
     func reconnectsAfterServerDropsConnections() async throws {
         try await withStoreLocation(factory) { location in

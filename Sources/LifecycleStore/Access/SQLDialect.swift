@@ -39,20 +39,23 @@ enum SQLDialect: Sendable {
     }
 
     /// Settings, local to the transaction, under which PostgreSQL walks an index in its order rather than
-    /// collect every match first, and the statements that undo them. This is `INDEXED BY`'s counterpart
-    /// for a claim whose `ORDER BY … LIMIT` must stop after a few rows of `outbox_pending_due`: on a table
-    /// that grew faster than autovacuum analyses it, the planner estimated 7 due rows where there were
-    /// 10,040, chose a bitmap scan and a sort, and ran the per-account `NOT EXISTS` for all 5,200 pending
-    /// messages (30 ms per claim); walking the index it stops at the limit (1.7 ms)
-    /// (https://www.postgresql.org/docs/15/runtime-config-query.html#RUNTIME-CONFIG-QUERY-ENABLE). SQLite needs
-    /// none: the index is pinned in the statement.
+    /// collect every match first, and the statements that undo them (run through
+    /// ``StoreAccess/walkingIndexOrder(_:)``). This is `INDEXED BY`'s counterpart for a claim whose
+    /// `ORDER BY … LIMIT` must stop after a few rows of its index (`outbox_pending_due`, `erasure_jobs_open`).
+    /// Without them, on a table that grew faster than autovacuum analyses it, the planner estimated 7 due
+    /// outbox rows where there were 10,040, chose a bitmap scan and a sort, and ran the per-account
+    /// `NOT EXISTS` for all 5,200 pending messages (30 ms per claim; walking the index it stops at the limit,
+    /// 1.7 ms); and on statistics that saw an empty table it put a full sort above the erasure claim's walk,
+    /// which collects every open job before the limit applies, where an incremental sort (steps within one
+    /// job) stops with it (https://www.postgresql.org/docs/15/runtime-config-query.html#RUNTIME-CONFIG-QUERY-ENABLE).
+    /// SQLite needs none: the index is pinned in the statement.
     var indexOrderWalk: (enable: [String], restore: [String]) {
         switch self {
         case .sqlite: ([], [])
         case .postgres:
             (
-                ["SET LOCAL enable_bitmapscan = off", "SET LOCAL enable_seqscan = off"],
-                ["RESET enable_bitmapscan", "RESET enable_seqscan"]
+                ["SET LOCAL enable_bitmapscan = off", "SET LOCAL enable_seqscan = off", "SET LOCAL enable_sort = off"],
+                ["RESET enable_bitmapscan", "RESET enable_seqscan", "RESET enable_sort"]
             )
         }
     }

@@ -240,16 +240,15 @@ extension StoreAccess {
     ) throws(StoreError) -> [ClaimedErasureStep] {
         guard limit > 0 else { return [] }
         return try sql { () throws -> [ClaimedErasureStep] in
-            let walk = dialect.indexOrderWalk
-            for statement in walk.enable { try connection.run(statement) }
-            let claimed = try connection.fetchAll(
-                Self.claimErasureStepsSQL,
-                [
-                    owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, ErasurePlanner.selfTarget,
-                    limit,
-                ]
-            ) { row in (row.int64(0), row.int(1)) }
-            for statement in walk.restore { try connection.run(statement) }
+            let claimed = try walkingIndexOrder {
+                try connection.fetchAll(
+                    Self.claimErasureStepsSQL,
+                    [
+                        owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch,
+                        ErasurePlanner.selfTarget, limit,
+                    ]
+                ) { row in (row.int64(0), row.int(1)) }
+            }
             var result: [ClaimedErasureStep] = []
             for (jobID, ordinal) in claimed.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
                 guard let job = try loadJob(id: jobID) else { continue }

@@ -47,24 +47,23 @@ extension StoreAccess {
     ) throws(StoreError) -> [OutboxMessage] {
         guard limit > 0 else { return [] }
         return try sql { () throws -> [OutboxMessage] in
-            let walk = dialect.indexOrderWalk
-            for statement in walk.enable { try connection.run(statement) }
-            let claimed = try connection.fetchAll(
-                """
-                WITH picked AS MATERIALIZED (
-                    SELECT o.id FROM outbox AS o\(dialect.indexedBy("outbox_pending_due"))
-                    WHERE o.status = 'pending' AND o.available_at_ms <= $3
-                        AND (o.leased_until_ms IS NULL OR o.leased_until_ms <= $3)
-                        AND \(firstInLine)
-                    ORDER BY o.available_at_ms, o.id
-                    LIMIT $4\(dialect.skipLocked(of: "o")))
-                UPDATE outbox SET lease_owner = $1, leased_until_ms = $2, attempts = attempts + 1
-                FROM picked WHERE outbox.id = picked.id
-                RETURNING \(OutboxRow.qualifiedColumns)
-                """,
-                [owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, limit]
-            ) { row in try OutboxRow.decode(row) }
-            for statement in walk.restore { try connection.run(statement) }
+            let claimed = try walkingIndexOrder {
+                try connection.fetchAll(
+                    """
+                    WITH picked AS MATERIALIZED (
+                        SELECT o.id FROM outbox AS o\(dialect.indexedBy("outbox_pending_due"))
+                        WHERE o.status = 'pending' AND o.available_at_ms <= $3
+                            AND (o.leased_until_ms IS NULL OR o.leased_until_ms <= $3)
+                            AND \(firstInLine)
+                        ORDER BY o.available_at_ms, o.id
+                        LIMIT $4\(dialect.skipLocked(of: "o")))
+                    UPDATE outbox SET lease_owner = $1, leased_until_ms = $2, attempts = attempts + 1
+                    FROM picked WHERE outbox.id = picked.id
+                    RETURNING \(OutboxRow.qualifiedColumns)
+                    """,
+                    [owner, leaseUntil.millisecondsSinceEpoch, now.millisecondsSinceEpoch, limit]
+                ) { row in try OutboxRow.decode(row) }
+            }
             // RETURNING yields rows in no promised order (https://www.sqlite.org/lang_returning.html §2.2).
             return claimed.sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }
         }

@@ -14,6 +14,17 @@ extension StoreAccess {
 
     var dialect: SQLDialect { Connection.dialect }
 
+    /// Runs `body` (a claim's `ORDER BY … LIMIT` over a pinned index) under the dialect's index-order walk
+    /// (``SQLDialect/indexOrderWalk``), then undoes the settings. Inside a transaction: a body that throws
+    /// leaves them to the transaction's end, which is where `SET LOCAL` ends anyway.
+    func walkingIndexOrder<T>(_ body: () throws -> T) throws -> T {
+        let walk = dialect.indexOrderWalk
+        for statement in walk.enable { try connection.run(statement) }
+        let result = try body()
+        for statement in walk.restore { try connection.run(statement) }
+        return result
+    }
+
     /// Every database failure reaches callers as ``StoreError``: they never see SQL types.
     func sql<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
