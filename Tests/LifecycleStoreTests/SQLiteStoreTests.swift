@@ -255,4 +255,25 @@ struct SQLiteStoreTests {
             }
         }
     }
+
+    /// Per-thread profiles (`top -H`, `perf`, `/proc/<pid>/task/*/comm`) tell the store's threads apart.
+    @Test("the store's writer, checkpoint and reader threads carry their names")
+    func threadNames() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(path: directory.file("lifecycle.sqlite"))
+            let expected: Set<String> = ["lc-db-writer", "lc-db-checkpnt", "lc-db-reader-0", "lc-db-reader-1"]
+            // Each thread names itself as it starts, which may be just after the store opened.
+            var names: Set<String> = []
+            try await waitUntil {
+                names = Set(
+                    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap {
+                        (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?
+                            .trimmingCharacters(in: .whitespacesAndNewlines)
+                    })
+                return names.isSuperset(of: expected)
+            }
+            await store.close()
+            #expect(names.isSuperset(of: expected), "\(names)")
+        }
+    }
 }

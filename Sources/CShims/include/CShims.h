@@ -51,7 +51,6 @@ long shim_BIO_get_mem_data(BIO *bio, char **data);
 // MARK: Linux sockets
 int shim_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *length);
 int shim_epoll_create(void);
-int shim_set_thread_name(const char *name);
 int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 int shim_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
 uint64_t shim_epoll_event_data(const struct epoll_event *event);
@@ -67,5 +66,10 @@ extern const int shim_EPOLL_CTL_ADD;
 extern const int shim_EPOLL_CTL_MOD;
 extern const int shim_EPOLL_CTL_DEL;
 extern const int shim_MSG_NOSIGNAL;
+
+// MARK: Threads
+/// Names the calling thread (pthread_setname_np, which Glibc's module does not export); cut to the 15 bytes
+/// Linux keeps.
+int shim_set_thread_name(const char *name);
 
 #endif

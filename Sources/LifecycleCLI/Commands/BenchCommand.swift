@@ -58,7 +58,8 @@ struct BenchCommand: LifecycleCommand {
         failed or still retrying past the deadline, a few unproven, held, extended or refused) and the last
         reconcile's findings; then generates that month's deletion-compliance report with the same generator
         as report generate and serve, and reports setup and run time, requests/s, peak resident memory and
-        the files' sizes. Exits 1 unless the written report verifies and lists every request.
+        the files' sizes, then verifies the written report (timed apart). Exits 1 unless it verifies and lists
+        every request.
           swift build -c release && .build/release/lifecycle bench report --events 1000000
 
         options:

@@ -86,7 +86,7 @@ public final class MetricsRegistry: Sendable {
         families.withLock { families in
             // Mutated in place: copying the family out and back copied its every series on each observation.
             guard let buckets = families[name]?.buckets else { return }
-            families[name]!.histograms[key, default: HistogramState(counts: Array(repeating: 0, count: buckets.count))]
+            families[name]?.histograms[key, default: HistogramState(counts: Array(repeating: 0, count: buckets.count))]
                 .observe(value, buckets: buckets)
         }
     }
