@@ -6,12 +6,16 @@ import Synchronization
 /// tile (c2sp.org/tlog-tiles §Merkle Tree: "the Merkle Tree levels between those expressed by the tile hashes
 /// are reconstructed by hashing"), so roots and proofs for every size up to ``treeSize`` come from a handful
 /// of tiles. A partial tile that is gone (a log may delete it once the full tile exists) is read from the
-/// wider tile instead. Recently read tiles are kept in a small cache.
+/// wider tile instead. Recently read tiles are kept in a small cache together with the levels hashed within
+/// them, so a run of proofs over neighbouring leaves (a report's receipts) hashes each tile once, not once per
+/// proof.
 public final class TileHashReader: MerkleHashSource, Sendable {
     public let store: any TileStore
     /// The size of the tree whose tiles this reader reads: proofs and roots up to this size.
     public let treeSize: UInt64
-    private let cache = Mutex<[TilePath: [MerkleHash]]>([:])
+    /// Per tile: its hashes, then each level above them within the tile (`[r]` holds the roots of the
+    /// complete subtrees of 2^r of its hashes).
+    private let cache = Mutex<[TilePath: [[MerkleHash]]]>([:])
     private let cacheLimit: Int
 
     public init(store: any TileStore, treeSize: UInt64, cacheLimit: Int = 64) {
@@ -37,17 +41,22 @@ public final class TileHashReader: MerkleHashSource, Sendable {
         }
         let tileIndex = first >> UInt64(TileGeometry.bitsPerLevel)
         let offset = Int(first & 0xFF)
-        let hashes = try tileHashes(level: level, index: tileIndex)
-        guard offset + Int(span) <= hashes.count else {
+        let levels = try tileLevels(level: level, index: tileIndex)
+        guard offset + Int(span) <= levels[0].count else {
             throw TransparencyLogError(
                 .invalidArgument,
                 "subtree \(index) at height \(height) is not complete in a tree of size \(treeSize)")
         }
-        return MerkleHash.perfectTreeRoot(hashes[offset..<(offset + Int(span))])
+        return levels[within][offset >> within]
     }
 
     /// The hashes of tile `index` at `level` as published at ``treeSize``.
     public func tileHashes(level: Int, index: UInt64) throws(TransparencyLogError) -> [MerkleHash] {
+        try tileLevels(level: level, index: index)[0]
+    }
+
+    /// The hashes of tile `index` at `level`, then the levels hashed above them within the tile.
+    private func tileLevels(level: Int, index: UInt64) throws(TransparencyLogError) -> [[MerkleHash]] {
         guard (0...TilePath.maximumLevel).contains(level),
             let path = TileGeometry.tile(.hashes(level: level), index: index, size: treeSize)
         else {
@@ -64,11 +73,16 @@ public final class TileHashReader: MerkleHashSource, Sendable {
         } else {
             throw TransparencyLogError(.tileMissing, "\(path) is missing (tree size \(treeSize) needs it)")
         }
+        var levels = [hashes]
+        while levels[levels.count - 1].count > 1 {
+            let below = levels[levels.count - 1]
+            levels.append((0..<(below.count / 2)).map { MerkleHash.node(below[2 * $0], below[2 * $0 + 1]) })
+        }
         cache.withLock {
             if $0.count >= cacheLimit { $0.removeAll(keepingCapacity: true) }
-            $0[path] = hashes
+            $0[path] = levels
         }
-        return hashes
+        return levels
     }
 
     /// The entries of bundle `index` as published at ``treeSize``.
