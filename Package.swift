@@ -90,7 +90,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "LifecycleReports",
-            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog"],
+            dependencies: [
+                "LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog", "CShims",
+            ],
             swiftSettings: strict),
         .target(
             name: "LifecycleServer",

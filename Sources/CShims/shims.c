@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 int shim_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
@@ -73,3 +74,5 @@ int shim_set_thread_name(const char *name) {
     cut[sizeof cut - 1] = 0;
     return pthread_setname_np(pthread_self(), cut);
 }
+
+int shim_syncfs(int fd) { return syncfs(fd); }

@@ -72,4 +72,9 @@ extern const int shim_MSG_NOSIGNAL;
 /// Linux keeps.
 int shim_set_thread_name(const char *name);
 
+// MARK: Files
+/// Flushes every file of the filesystem that holds `fd` in one call (syncfs, which needs _GNU_SOURCE): how
+/// many small files written together are made durable without an fsync each.
+int shim_syncfs(int fd);
+
 #endif
