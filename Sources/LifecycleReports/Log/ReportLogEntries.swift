@@ -18,7 +18,11 @@ public struct ReportLogEntries: Hashable, Sendable {
         /// `receipts/<subject>-<eventType>-<eventTime without - : .>.tlog-proof`; pseudonyms and event types hold
         /// only `[a-z0-9_-]`, so the name needs no escaping.
         public var receiptPath: String {
-            let compactTime = eventTime.filter { $0 != "-" && $0 != ":" && $0 != "." }
+            let compactTime = String(
+                decoding: eventTime.utf8.filter {
+                    $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: ".")
+                },
+                as: UTF8.self)
             return "\(ReportLogEntries.receiptDirectory)/\(subject)-\(eventType)-\(compactTime).tlog-proof"
         }
 
@@ -87,11 +91,10 @@ public struct ReportLogEntries: Hashable, Sendable {
     /// a verifier derives from the file.
     public init(line: ReportManifestLine, lineText: some Collection<UInt8>, dataset: ReportDataset) {
         outcomes = dataset.subjects.map { subject in
-            let row = ReportJSONRenderer.row(subject)
-            var object: [String: JSONValue] = [
-                "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
-            ]
-            for member in Self.outcomeMembers { object[member] = row[member] ?? .null }
+            var object = ReportJSONRenderer.outcomeMembers(subject)
+            object["kind"] = "deletion-outcome"
+            object["app"] = .string(line.app)
+            object["report"] = .integer(Int64(line.sequence))
             return (
                 DeletionKey(
                     subject: subject.pseudonym, eventType: subject.eventType, eventTime: subject.eventTime.iso8601),

@@ -17,6 +17,9 @@ public final class TileHashReader: MerkleHashSource, Sendable {
     /// complete subtrees of 2^r of its hashes).
     private let cache = Mutex<[TilePath: [[MerkleHash]]]>([:])
     private let cacheLimit: Int
+    /// The entry bundle read last, by index: leaves are read in order (a verifier's walk, receipts), so one
+    /// bundle serves 256 reads instead of being read and parsed for each.
+    private let lastBundle = Mutex<(index: UInt64, entries: [[UInt8]])?>(nil)
 
     public init(store: any TileStore, treeSize: UInt64, cacheLimit: Int = 64) {
         self.store = store
@@ -102,6 +105,10 @@ public final class TileHashReader: MerkleHashSource, Sendable {
         guard index < treeSize else {
             throw TransparencyLogError(.invalidArgument, "index \(index) is not below tree size \(treeSize)")
         }
-        return try entries(bundle: index >> 8)[Int(index & 0xFF)]
+        let bundle = index >> 8
+        if let last = lastBundle.withLock({ $0 }), last.index == bundle { return last.entries[Int(index & 0xFF)] }
+        let entries = try entries(bundle: bundle)
+        lastBundle.withLock { $0 = (bundle, entries) }
+        return entries[Int(index & 0xFF)]
     }
 }

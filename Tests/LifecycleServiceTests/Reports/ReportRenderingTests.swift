@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleCrypto
 import Testing
 
 @testable import LifecycleReports
@@ -37,6 +38,26 @@ struct ReportRenderingTests {
     @Test("the CSV report matches its golden file")
     func csvGolden() throws {
         try GoldenFile.check("deletion-report.csv", ReportCSVRenderer.render(ReportFixture.dataset))
+    }
+
+    /// The writer derives a report's log leaves from its dataset; a verifier derives them from the JSON file.
+    /// Over rows in every outcome (null deadlines, completion times and on-time flags among them) both agree.
+    @Test("the log leaves the writer derives from the dataset are those a verifier derives from the JSON file")
+    func logLeavesAgree() throws {
+        let dataset = ReportFixture.dataset
+        let json = ReportJSONRenderer.render(dataset)
+        let line = ReportManifestLine(
+            sequence: 3, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
+            generatedAt: dataset.generatedAt, files: [("2026/x.json", SHA256.hexDigest(json))],
+            previousLineSHA256: String(repeating: "0", count: 64), pseudonymKeyID: dataset.pseudonymKeyID,
+            signingKeyID: "0011223344556677")
+        let text = Array(line.text.utf8)
+        let fromDataset = ReportLogEntries(line: line, lineText: text, dataset: dataset)
+        let fromFile = try ReportLogEntries(line: line, lineText: text, reportJSON: json)
+        #expect(fromDataset.outcomes.count == dataset.subjects.count)
+        #expect(Set(dataset.subjects.map(\.outcome)).count >= 4, "the fixture covers several outcomes")
+        #expect(fromDataset.all == fromFile.all)
+        #expect(fromDataset.outcomes.map(\.key) == fromFile.outcomes.map(\.key))
     }
 
     @Test("rendering the same dataset twice gives the same bytes")
