@@ -24,12 +24,29 @@ extension JSONValue {
     public static func parseIfValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> JSONValue? {
         try? parse(bytes)
     }
+
+    /// Parses one JSON text as ``parse(_:)`` does, except that the elements of the array held by the top-level
+    /// object's member `member` are handed to `element` one at a time, in order, as they are parsed, and not
+    /// kept: the returned document holds an empty array there. So a document whose bulk is one array (a
+    /// report's rows) is never whole in memory as values. Elements already handed over stay handed over when a
+    /// later byte makes the document invalid, so a caller acts on them only once this returns.
+    public static func parse(
+        _ bytes: [UInt8], streamingArray member: String, element: (JSONValue) -> Void
+    ) throws(JSONParseError) -> JSONValue {
+        try withoutActuallyEscaping(element) { element throws(JSONParseError) in
+            var parser = JSONParser(bytes: bytes)
+            parser.streamed = (member, element)
+            return try parser.parseDocument()
+        }
+    }
 }
 
 private struct JSONParser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
+    /// The top-level member whose array elements are handed over instead of kept, and where to.
+    var streamed: (member: String, element: (JSONValue) -> Void)?
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -100,7 +117,12 @@ private struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue()))
+            if depth == 1, let streamed, key == streamed.member, index < bytes.count, bytes[index] == UInt8(ascii: "[")
+            {
+                members.append((key, try parseArray(handingTo: streamed.element)))
+            } else {
+                members.append((key, try parseValue()))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -113,7 +135,8 @@ private struct JSONParser {
         }
     }
 
-    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    /// `handingTo`: each element goes there instead of into the array, which comes back empty.
+    mutating func parseArray(handingTo handler: ((JSONValue) -> Void)? = nil) throws(JSONParseError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -125,7 +148,8 @@ private struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            let element = try parseValue()
+            if let handler { handler(element) } else { elements.append(element) }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated array") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -4,15 +4,20 @@ import LifecycleCore
 ///
 /// Properties: parse → serialise → parse gives the same text again (serialisation is a fixed point after
 /// one round, both member orders); no accepted object holds a duplicate member name; nesting stays within
-/// ``JSONValue/maximumNestingDepth``; numbers keep their value through the round trip.
+/// ``JSONValue/maximumNestingDepth``; numbers keep their value through the round trip; parsing with a
+/// top-level array streamed (how report files are read back) accepts exactly what parse accepts and hands over
+/// that array's elements, in order.
 enum JSONValueTarget {
     static let target = FuzzTarget(
         name: "json",
-        summary: "JSONValue: parse-serialise-parse fixed point, no duplicate names, depth limit, numbers kept",
+        summary:
+            "JSONValue: parse-serialise-parse fixed point, no duplicate names, depth limit, numbers kept, streaming agrees",
         check: check)
 
     static func check(_ bytes: [UInt8]) throws(PropertyFailure) {
-        guard let value = JSONValue.parseIfValid(bytes) else { return }
+        let parsed = JSONValue.parseIfValid(bytes)
+        try requireStreamingAgrees(bytes, parsed: parsed)
+        guard let value = parsed else { return }
         try requireWellFormed(value, depth: 0)
         for sorted in [false, true] {
             let text = value.serialized(sortedKeys: sorted)
@@ -27,6 +32,27 @@ enum JSONValueTarget {
             JSONValue.parseIfValid(Array(pretty.utf8))?.serialized()
                 == JSONValue.parseIfValid(
                     Array(value.serialized().utf8))?.serialized(), "pretty and compact text differ in content")
+    }
+
+    /// Streams the first top-level member (or `rows` when there is none): same verdict as parse, the same
+    /// elements in order, and the same document with that array emptied.
+    static func requireStreamingAgrees(_ bytes: [UInt8], parsed: JSONValue?) throws(PropertyFailure) {
+        var member = "rows"
+        if case .object(let object) = parsed, let first = object.members.first { member = first.key }
+        var handed: [JSONValue] = []
+        let streamed = try? JSONValue.parse(bytes, streamingArray: member) { handed.append($0) }
+        guard let parsed else {
+            try require(streamed == nil, "streaming accepted a document parse refuses")
+            return
+        }
+        guard let streamed else { throw PropertyFailure("streaming refused a document parse accepts") }
+        guard case .object(var object) = parsed, let elements = object[member]?.arrayValue else {
+            try require(streamed == parsed && handed.isEmpty, "streaming changed a document without that array")
+            return
+        }
+        try require(handed == elements, "streaming handed over other elements than the array holds")
+        object[member] = .array([])
+        try require(streamed == .object(object), "streaming changed the rest of the document")
     }
 
     static func requireWellFormed(_ value: JSONValue, depth: Int) throws(PropertyFailure) {

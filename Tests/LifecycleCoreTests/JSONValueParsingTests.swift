@@ -66,4 +66,40 @@ struct JSONValueParsingTests {
         #expect(JSONValue.string("").serialized() == #""""#)
         #expect(JSONValue.string("\"").serialized() == #""\"""#)
     }
+
+    @Test("a streamed top-level array hands its elements over in order and leaves an empty array in the document")
+    func streamedArray() throws {
+        let text = #"{"a": 1, "rows": [{"n": 1}, [2], "three", {"rows": [4]}], "z": {"rows": [5]}}"#
+        var handed: [JSONValue] = []
+        let document = try JSONValue.parse(Array(text.utf8), streamingArray: "rows") { handed.append($0) }
+        #expect(handed == [["n": 1], [2], "three", ["rows": [4]]])
+        // Only the top-level member is streamed; the same name deeper is parsed as usual.
+        #expect(document == ["a": 1, "rows": [], "z": ["rows": [5]]])
+        // Apart from that array the document is the one parse gives.
+        var whole = try JSONValue.parse(text)
+        if case .object(var object) = whole {
+            object["rows"] = .array([])
+            whole = .object(object)
+        }
+        #expect(document == whole)
+    }
+
+    @Test(
+        "streaming refuses what parse refuses",
+        arguments: [#"{"rows": [1, 2,]}"#, #"{"rows": [1], "rows": [2]}"#, #"{"rows": [1]} x"#, #"{"rows": [1"#])
+    func streamedRefusals(text: String) {
+        #expect(throws: JSONParseError.self) {
+            try JSONValue.parse(Array(text.utf8), streamingArray: "rows") { _ in }
+        }
+        #expect(JSONValue.parseIfValid(Array(text.utf8)) == nil)
+    }
+
+    @Test("a streamed member that is not an array stays in the document and hands nothing over")
+    func streamedNonArray() throws {
+        var handed = 0
+        let document = try JSONValue.parse(Array(#"{"rows": "none"}"#.utf8), streamingArray: "rows") { _ in handed += 1
+        }
+        #expect(document == ["rows": "none"])
+        #expect(handed == 0)
+    }
 }

@@ -112,12 +112,12 @@ public struct ReportLog: Sendable {
 
     private func entries(line: ReportManifestLine, text: [UInt8]) throws -> ReportLogEntries {
         guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
-            let bytes = FileManager.default.contents(atPath: appDirectory + "/" + json.path)
+            let bytes = ReportFileReader.bytes(appDirectory + "/" + json.path)
         else {
             throw Failure(description: "\(appDirectory): the JSON report of manifest line \(line.sequence) is missing")
         }
         do {
-            return try ReportLogEntries(line: line, lineText: text, reportJSON: Array(bytes))
+            return try ReportLogEntries(line: line, lineText: text, reportJSON: bytes)
         } catch {
             throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
         }

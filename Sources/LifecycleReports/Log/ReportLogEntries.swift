@@ -64,16 +64,17 @@ public struct ReportLogEntries: Hashable, Sendable {
         guard SHA256.hexDigest(reportJSON) == listed.sha256 else {
             throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
         }
-        guard let document = JSONValue.parseIfValid(reportJSON), let rows = document["subjects"]?.arrayValue else {
-            throw Failure(description: "\(listed.path): not a JSON report with subjects[]")
-        }
+        // Row by row as they are parsed: a large month's rows are never all in memory as values.
         var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
-        for (position, row) in rows.enumerated() {
+        var rowFailure: Failure?
+        let document = try? JSONValue.parse(reportJSON, streamingArray: "subjects") { row in
+            guard rowFailure == nil else { return }
             guard let subject = row["subject"]?.stringValue, let eventType = row["eventType"]?.stringValue,
                 let eventTime = row["eventTime"]?.stringValue
             else {
-                throw Failure(
-                    description: "\(listed.path): subjects[\(position)] lacks subject, eventType or eventTime")
+                rowFailure = Failure(
+                    description: "\(listed.path): subjects[\(outcomes.count)] lacks subject, eventType or eventTime")
+                return
             }
             var object: [String: JSONValue] = [
                 "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
@@ -82,6 +83,10 @@ public struct ReportLogEntries: Hashable, Sendable {
             outcomes.append(
                 (DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), Self.serialize(object)))
         }
+        guard let document, document["subjects"]?.arrayValue != nil else {
+            throw Failure(description: "\(listed.path): not a JSON report with subjects[]")
+        }
+        if let rowFailure { throw rowFailure }
         self.outcomes = outcomes
         report = Self.report(line: line, lineText: lineText)
     }

@@ -60,9 +60,9 @@ enum ReportLogVerifier {
             let entries: ReportLogEntries
             do {
                 guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
-                    let bytes = FileManager.default.contents(atPath: appDirectory + "/" + json.path)
+                    let bytes = ReportFileReader.bytes(appDirectory + "/" + json.path)
                 else { return broken(item, "its JSON report cannot be read") }
-                entries = try ReportLogEntries(line: line, lineText: text, reportJSON: Array(bytes))
+                entries = try ReportLogEntries(line: line, lineText: text, reportJSON: bytes)
             } catch {
                 return broken(item, "\(error)")
             }

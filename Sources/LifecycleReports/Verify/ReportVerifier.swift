@@ -151,10 +151,10 @@ public enum ReportVerifier {
                     return Broken(item: item, problem: "lists a path outside the app's directory: \(file.path)")
                 }
                 listed.insert(file.path)
-                guard let bytes = FileManager.default.contents(atPath: path) else {
+                guard let digest = ReportFileReader.sha256Hex(path) else {
                     return Broken(item: path, problem: "missing (listed on manifest line \(number))")
                 }
-                guard SHA256.hexDigest(Array(bytes)) == file.sha256 else {
+                guard digest == file.sha256 else {
                     return Broken(
                         item: path, problem: "SHA-256 differs from manifest line \(number) (the file was changed)")
                 }
