@@ -51,12 +51,27 @@ private struct JSONParser {
     init(bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw fail("invalid UTF-8") }
+        guard Self.isValidUTF8(bytes) else { throw fail("invalid UTF-8") }
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected content after the JSON value") }
         return value
+    }
+
+    /// Validates in pieces of about a mebibyte, so a large document is not copied whole into a String just
+    /// to be checked. Each piece ends just after an ASCII byte, which no valid multi-byte sequence contains,
+    /// so the pieces are valid exactly when the whole is.
+    static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        let piece = 1 << 20
+        var start = 0
+        while start < bytes.count {
+            var end = min(start + piece, bytes.count)
+            while end < bytes.count, bytes[end - 1] >= 0x80 { end += 1 }
+            guard String(validating: bytes[start..<end], as: UTF8.self) != nil else { return false }
+            start = end
+        }
+        return true
     }
 
     func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }

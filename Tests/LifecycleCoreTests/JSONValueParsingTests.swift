@@ -102,4 +102,22 @@ struct JSONValueParsingTests {
         #expect(document == ["rows": "none"])
         #expect(handed == 0)
     }
+
+    /// The document is validated as UTF-8 in pieces of a mebibyte; a sequence across a piece's end must be
+    /// judged as in one piece.
+    @Test("UTF-8 is judged the same across the validator's mebibyte pieces")
+    func utf8AcrossPieces() throws {
+        func document(_ middle: [UInt8]) -> [UInt8] { Array(#"{"a":""#.utf8) + middle + Array(#""}"#.utf8) }
+        let twoByte: [UInt8] = [0xC3, 0xA9]  // é
+        // No ASCII byte for 1.2 MB: the piece stretches to the first one.
+        let accented = Array([[UInt8]](repeating: twoByte, count: 600_000).joined())
+        #expect(try JSONValue.parse(document(accented)) == ["a": .string(String(repeating: "é", count: 600_000))])
+        // A two-byte sequence straddling the mebibyte mark, between ASCII bytes.
+        let ascii = [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) - 7)
+        #expect(JSONValue.parseIfValid(document(ascii + twoByte + ascii)) != nil)
+        // The same sequence cut short before an ASCII byte, and a lone continuation byte after one.
+        #expect(JSONValue.parseIfValid(document(ascii + [0xC3] + ascii)) == nil)
+        #expect(JSONValue.parseIfValid(document(ascii + [0xA9] + ascii)) == nil)
+        #expect(JSONValue.parseIfValid(document(accented + [0xC3])) == nil)
+    }
 }
