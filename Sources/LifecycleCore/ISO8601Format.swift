@@ -11,7 +11,41 @@ public enum ISO8601Format {
         let mi = (msOfDay / 60_000) % 60
         let s = (msOfDay / 1000) % 60
         let frac = msOfDay % 1000
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
+        guard (0...9999).contains(y) else {
+            return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
+        }
+        // The 24 bytes written in place: reports and log lines format millions of instants, and the
+        // interpolation above built each from eight pieces.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var at = 0
+            func put(_ value: Int64, _ width: Int) {
+                var rest = value
+                for position in stride(from: at + width - 1, through: at, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += width
+            }
+            func put(_ byte: Unicode.Scalar) {
+                buffer[at] = UInt8(byte.value)
+                at += 1
+            }
+            put(y, 4)
+            put("-")
+            put(m, 2)
+            put("-")
+            put(d, 2)
+            put("T")
+            put(h, 2)
+            put(":")
+            put(mi, 2)
+            put(":")
+            put(s, 2)
+            put(".")
+            put(frac, 3)
+            put("Z")
+            return at
+        }
     }
 
     /// Most digits accepted after the decimal point of the seconds: nanoseconds, the finest that Go, Java and

@@ -32,10 +32,10 @@ extension JSONValue {
             output += "["
             for (offset, element) in elements.enumerated() {
                 if offset > 0 { output += "," }
-                if pretty { output += "\n" + String(repeating: "  ", count: indent + 1) }
+                if pretty { output += JSONValue.lineBreak(indent + 1) }
                 element.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
             }
-            if pretty { output += "\n" + String(repeating: "  ", count: indent) }
+            if pretty { output += JSONValue.lineBreak(indent) }
             output += "]"
         case .object(let members):
             if members.isEmpty {
@@ -47,14 +47,22 @@ extension JSONValue {
             output += "{"
             for (offset, member) in ordered.enumerated() {
                 if offset > 0 { output += "," }
-                if pretty { output += "\n" + String(repeating: "  ", count: indent + 1) }
+                if pretty { output += JSONValue.lineBreak(indent + 1) }
                 JSONValue.writeString(member.key, into: &output)
                 output += pretty ? ": " : ":"
                 member.value.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
             }
-            if pretty { output += "\n" + String(repeating: "  ", count: indent) }
+            if pretty { output += JSONValue.lineBreak(indent) }
             output += "}"
         }
+    }
+
+    /// A newline and `indent` levels of two spaces, made once per level: pretty-printing a large report wrote
+    /// one per member, and building each anew was a tenth of rendering it.
+    private static let lineBreaks = (0...(maximumNestingDepth + 1)).map { "\n" + String(repeating: "  ", count: $0) }
+
+    private static func lineBreak(_ indent: Int) -> String {
+        indent < lineBreaks.count ? lineBreaks[indent] : "\n" + String(repeating: "  ", count: indent)
     }
 
     /// RFC 8259 §7 string escaping; non-ASCII stays as UTF-8. The bytes between two characters that need

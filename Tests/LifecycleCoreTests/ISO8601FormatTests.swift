@@ -76,4 +76,21 @@ struct ISO8601FormatTests {
     func refusedEdges(text: String) {
         #expect(ISO8601Format.parse(text) == nil)
     }
+
+    @Test("every instant from year 0000 to 9999 formats as 24 bytes that parse back to it")
+    func formatRoundTrip() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let earliest = ISO8601Format.parse("0000-01-01T00:00:00Z")!.millisecondsSinceEpoch
+        let span = UInt64(ISO8601Format.latest.millisecondsSinceEpoch - earliest + 1)
+        var samples: [Int64] = [earliest, 0, 999, 86_399_999, ISO8601Format.latest.millisecondsSinceEpoch]
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            samples.append(earliest + Int64((state >> 11) % span))
+        }
+        for ms in samples {
+            let text = Instant(millisecondsSinceEpoch: ms).iso8601
+            #expect(text.utf8.count == 24 && text.hasSuffix("Z"), "\(ms): \(text)")
+            #expect(ISO8601Format.parse(text)?.millisecondsSinceEpoch == ms, "\(ms): \(text)")
+        }
+    }
 }
