@@ -21,6 +21,8 @@ public enum ReportCSVRenderer {
     /// The same bytes in pieces, a line at a time, so a writer can stream a large month to its file.
     public static func render(_ dataset: ReportDataset, into emit: (String) -> Void) {
         emit(columns.map(field).joined(separator: ",") + "\r\n")
+        // One line's text, reused: a large month has a million lines of a few kilobytes each.
+        var line = ""
         for row in dataset.subjects {
             let values: [String] = [
                 row.pseudonym, row.eventType, row.source.rawValue, row.eventTime.iso8601, row.receivedAt.iso8601,
@@ -37,7 +39,13 @@ public enum ReportCSVRenderer {
                 row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
                 row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "), row.provider,
             ]
-            emit(values.map(field).joined(separator: ",") + "\r\n")
+            line.removeAll(keepingCapacity: true)
+            for (position, value) in values.enumerated() {
+                if position > 0 { line += "," }
+                appendField(value, to: &line)
+            }
+            line += "\r\n"
+            emit(line)
         }
     }
 
@@ -56,15 +64,39 @@ public enum ReportCSVRenderer {
 
     /// One RFC 4180 field.
     public static func field(_ value: String) -> String {
-        let needsQuotes = value.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
-        guard needsQuotes else { return value }
-        // Doubled per scalar: String.replacingOccurrences compares Characters, and a quote followed by a
-        // combining mark is another Character, so it would stay single and end the field early.
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
-            if scalar == "\"" { quoted += "\"" }
-            quoted.unicodeScalars.append(scalar)
+        var text = ""
+        appendField(value, to: &text)
+        return text
+    }
+
+    /// Appends `value` as one RFC 4180 field: as it is, or quoted with every quote doubled when it holds a
+    /// comma, a quote, CR or LF. Done on UTF-8 bytes: those four are ASCII and no byte of a multi-byte sequence
+    /// equals one, so a quote followed by a combining mark is doubled too (String.replacingOccurrences compares
+    /// Characters and left such a quote single, ending the field early).
+    static func appendField(_ value: String, to text: inout String) {
+        let utf8 = value.utf8
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
         }
-        return quoted + "\""
+        guard utf8.contains(where: special) else {
+            text += value
+            return
+        }
+        text += "\""
+        var runStart = utf8.startIndex
+        var index = runStart
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "\"") {
+                // Both ends of the run are ASCII bytes, so scalar boundaries: the run through this quote, then
+                // the quote again.
+                let next = utf8.index(after: index)
+                text += String(value.unicodeScalars[runStart..<next])
+                text += "\""
+                runStart = next
+            }
+            index = utf8.index(after: index)
+        }
+        if runStart != utf8.endIndex { text += String(value.unicodeScalars[runStart..<utf8.endIndex]) }
+        text += "\""
     }
 }
