@@ -94,7 +94,12 @@ extension JSONValue {
             index = utf8.index(after: index)
             runStart = index
         }
-        if runStart != utf8.endIndex { output += String(value.unicodeScalars[runStart..<utf8.endIndex]) }
+        if runStart == utf8.startIndex {
+            // Nothing needed escaping (most strings): the value itself, without a copy of it first.
+            output += value
+        } else if runStart != utf8.endIndex {
+            output += String(value.unicodeScalars[runStart..<utf8.endIndex])
+        }
         output += "\""
     }
 }
