@@ -142,6 +142,34 @@ struct LogPublisherTests {
         #expect(report.problems.first?.description.contains("size 25") == true)
     }
 
+    /// The verifier checks a report's receipts with the checkpoints it already opened: that must still refuse a
+    /// wrong entry, and a receipt whose checkpoint bytes differ in any way must be opened (and checked) anew.
+    @Test("receipts checked against already opened checkpoints still refuse a wrong entry or a forged checkpoint")
+    func receiptsWithOpenedCheckpoints() throws {
+        var log = try LogFixture()
+        try log.append(40)
+        var opened: [[UInt8]: SignedCheckpoint] = [:]
+        for index in UInt64(0)..<40 {
+            let receipt = try log.publisher.receipt(index: index, extra: log.entries[Int(index)])
+            #expect(try log.auditor.verifyReceipt(receipt, opened: &opened).checkpoint.size == 40)
+            let error = #expect(throws: TransparencyLogError.self) {
+                try log.auditor.verifyReceipt(receipt, entry: log.entries[Int((index + 1) % 40)], opened: &opened)
+            }
+            #expect(error?.code == .inclusionFailed)
+        }
+        #expect(opened.count == 1)
+        // The same proof against a checkpoint with one byte of its signature changed: not taken from `opened`.
+        var forged = try log.publisher.receipt(index: 7, extra: log.entries[7])
+        forged.checkpoint[forged.checkpoint.count - 3] ^= 0x01
+        #expect(throws: TransparencyLogError.self) { try log.auditor.verifyReceipt(forged, opened: &opened) }
+        #expect(opened.count == 1)
+        // A checkpoint opened elsewhere is not accepted for a receipt against another one.
+        let signed = try #require(opened.values.first)
+        try log.append(1)
+        let later = try log.publisher.receipt(index: 7, extra: log.entries[7])
+        #expect(throws: TransparencyLogError.self) { try later.verify(entry: log.entries[7], against: signed) }
+    }
+
     @Test("a checkpoint signed by another key, or for another origin, is refused before any tile is read")
     func wrongKeyOrOrigin() throws {
         var log = try LogFixture()

@@ -107,15 +107,16 @@ enum ReportLogVerifier {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: receiptDirectory)) ?? [])
             .filter { $0.hasSuffix(".tlog-proof") }.sorted()
         var receipted: [ReportLogEntries.DeletionKey: UInt64] = [:]
-        // A report's receipts all carry the checkpoint of its append: its consistency with the current one is
-        // proven once, not once per receipt.
+        // A report's receipts all carry the checkpoint of its append: its signature and its consistency with
+        // the current one are checked once, not once per receipt.
+        var opened: [[UInt8]: SignedCheckpoint] = [:]
         var consistent: Set<[UInt8]> = []
         for name in names {
             let path = receiptDirectory + "/" + name
             guard let bytes = FileManager.default.contents(atPath: path) else { return broken(path, "cannot be read") }
             do {
                 let proof = try LogProof(parsing: Array(bytes))
-                let signed = try auditor.verifyReceipt(Array(bytes))
+                let signed = try auditor.verifyReceipt(proof, opened: &opened)
                 if !consistent.contains(signed.bytes) {
                     try auditor.verifyConsistency(from: signed, to: current)
                     consistent.insert(signed.bytes)
@@ -131,7 +132,8 @@ enum ReportLogVerifier {
                 return broken(path, "\(error)")
             }
         }
-        for (deletion, leaf) in latest.sorted(by: { $0.key < $1.key }) where receipted[deletion] != leaf {
+        // Only the deletions whose receipt is missing or stale are put in order (the first is named).
+        for (deletion, leaf) in latest.filter({ receipted[$0.key] != $0.value }).sorted(by: { $0.key < $1.key }) {
             let path = appDirectory + "/" + deletion.receiptPath
             guard let held = receipted[deletion] else {
                 return broken(path, "missing: deletion outcome leaf \(leaf) has no receipt")

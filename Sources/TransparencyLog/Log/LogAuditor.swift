@@ -104,11 +104,26 @@ public struct LogAuditor: Sendable {
     /// receipt's extra data) included at its index. Needs no tiles.
     public func verifyReceipt(_ bytes: [UInt8], entry: [UInt8]? = nil) throws(TransparencyLogError) -> SignedCheckpoint
     {
-        let proof = try LogProof(parsing: bytes)
+        var opened: [[UInt8]: SignedCheckpoint] = [:]
+        return try verifyReceipt(LogProof(parsing: bytes), entry: entry, opened: &opened)
+    }
+
+    /// The same check of a parsed receipt. `opened` holds the checkpoints already verified, by their bytes: a
+    /// receipt against one of them has only its inclusion proof checked, so the receipts of one append (which
+    /// all carry its checkpoint) cost one signature check, not one each.
+    public func verifyReceipt(
+        _ proof: LogProof, entry: [UInt8]? = nil, opened: inout [[UInt8]: SignedCheckpoint]
+    ) throws(TransparencyLogError) -> SignedCheckpoint {
         guard let entry = entry ?? proof.extra else {
             throw TransparencyLogError(.invalidArgument, "the receipt carries no entry and none was given")
         }
-        return try proof.verify(entry: entry, origin: origin, trusting: trustedKeys)
+        if let signed = opened[proof.checkpoint] {
+            try proof.verify(entry: entry, against: signed)
+            return signed
+        }
+        let signed = try proof.verify(entry: entry, origin: origin, trusting: trustedKeys)
+        opened[proof.checkpoint] = signed
+        return signed
     }
 
     /// Every tile of every level is present and well formed, and every full tile hashes to its entry in the

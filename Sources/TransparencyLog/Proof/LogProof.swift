@@ -92,8 +92,17 @@ public struct LogProof: Hashable, Sendable {
         entry: [UInt8], origin: String, trusting keys: [NoteVerifierKey]
     ) throws(TransparencyLogError) -> SignedCheckpoint {
         let signed = try SignedCheckpoint.open(checkpoint, origin: origin, trusting: keys)
+        try verify(entry: entry, against: signed)
+        return signed
+    }
+
+    /// Checks that `entry` is at ``index`` of the tree of `signed`, a checkpoint already opened and verified
+    /// (many receipts of one log carry the same one); refuses a checkpoint other than the receipt's own.
+    public func verify(entry: [UInt8], against signed: SignedCheckpoint) throws(TransparencyLogError) {
+        guard signed.bytes == checkpoint else {
+            throw TransparencyLogError(.invalidArgument, "the receipt is against another checkpoint")
+        }
         let proof = InclusionProof(index: index, treeSize: signed.checkpoint.size, hashes: hashes)
         try proof.verify(leafHash: MerkleHash.leaf(entry), rootHash: signed.checkpoint.rootHash)
-        return signed
     }
 }
