@@ -54,7 +54,8 @@ enum ReportLogVerifier {
 
         // 2. The leaves the reports give, against the leaves the log holds.
         var index: UInt64 = 0
-        var latest: [ReportLogEntries.DeletionKey: UInt64] = [:]
+        // Per deletion, its latest outcome leaf: index and leaf hash (the receipts are checked against them).
+        var latest: [ReportLogEntries.DeletionKey: (index: UInt64, hash: MerkleHash)] = [:]
         for (line, text) in manifest {
             let item = "\(manifestPath) line \(line.sequence)"
             let entries: ReportLogEntries
@@ -84,7 +85,9 @@ enum ReportLogVerifier {
                         "differs from the \(kind) leaf that manifest line \(line.sequence) and its report give "
                             + "(the log or the report was changed)")
                 }
-                if offset < entries.outcomes.count { latest[entries.outcomes[offset].key] = at }
+                if offset < entries.outcomes.count {
+                    latest[entries.outcomes[offset].key] = (at, MerkleHash.leaf(leaf))
+                }
             }
             let reportIndex = index + UInt64(leaves.count - 1)
             do {
@@ -121,11 +124,20 @@ enum ReportLogVerifier {
                     try auditor.verifyConsistency(from: signed, to: current)
                     consistent.insert(signed.bytes)
                 }
-                guard let entry = proof.extra, proof.index < size, try reader.entry(at: proof.index) == entry else {
+                guard let entry = proof.extra, proof.index < size else {
                     return broken(path, "its entry is not the log's leaf \(proof.index)")
                 }
-                guard let key = ReportLogEntries.deletionKey(ofLeaf: entry),
-                    key.receiptPath == ReportLogEntries.receiptDirectory + "/" + name
+                // Receipts come in file-name order, which is no order of the log: a receipt of a deletion's latest
+                // outcome is compared with the leaf hash the leaf pass kept, any other with the leaf read back.
+                let key = ReportLogEntries.deletionKey(ofLeaf: entry)
+                let logged =
+                    if let key, let known = latest[key], known.index == proof.index {
+                        known.hash == MerkleHash.leaf(entry)
+                    } else {
+                        try reader.entry(at: proof.index) == entry
+                    }
+                guard logged else { return broken(path, "its entry is not the log's leaf \(proof.index)") }
+                guard let key, key.receiptPath == ReportLogEntries.receiptDirectory + "/" + name
                 else { return broken(path, "its entry is not the deletion outcome its file name says") }
                 receipted[key] = proof.index
             } catch {
@@ -133,7 +145,8 @@ enum ReportLogVerifier {
             }
         }
         // Only the deletions whose receipt is missing or stale are put in order (the first is named).
-        for (deletion, leaf) in latest.filter({ receipted[$0.key] != $0.value }).sorted(by: { $0.key < $1.key }) {
+        let unproven = latest.filter { receipted[$0.key] != $0.value.index }.map { ($0.key, $0.value.index) }
+        for (deletion, leaf) in unproven.sorted(by: { $0.0 < $1.0 }) {
             let path = appDirectory + "/" + deletion.receiptPath
             guard let held = receipted[deletion] else {
                 return broken(path, "missing: deletion outcome leaf \(leaf) has no receipt")

@@ -137,6 +137,31 @@ struct ReportLogTests {
         #expect(line.contains(named), "\(target): \(line)")
     }
 
+    /// Each receipt must exist and be the one its file name says: a deleted receipt and a receipt copied over
+    /// another deletion's are both named, with what is wrong.
+    @Test(
+        "a missing receipt, or one under another deletion's name, makes verify exit 1 naming it",
+        arguments: ["missing", "misnamed"])
+    func receiptPerDeletion(change: String) async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let receipts = run.files(in: run.receipts, suffix: ".tlog-proof")
+        try #require(receipts.count == 2)
+        let expected: String
+        if change == "missing" {
+            try FileManager.default.removeItem(atPath: receipts[0])
+            expected = "has no receipt"
+        } else {
+            try run.write(receipts[1], try run.read(receipts[0]))
+            expected = "its entry is not the deletion outcome its file name says"
+        }
+        let verified = try await run.verify()
+        #expect(verified.status == 1, "\(verified)")
+        let line = Self.broken(verified)
+        #expect(line.contains(change == "missing" ? receipts[0] : receipts[1]), "\(line)")
+        #expect(line.contains(expected), "\(line)")
+    }
+
     @Test("appending a report's leaves again adds nothing: the log's last leaf says which lines it holds")
     func appendIsIdempotent() async throws {
         let run = try await Self.deletedRun()
