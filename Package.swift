@@ -81,7 +81,7 @@ let package = Package(
             name: "LifecycleEngine",
             dependencies: [
                 "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "SharedSignals",
-                "LifecycleSQL", "LifecycleStore", "HTTP1", "HTTPServer",
+                "LifecycleSQL", "LifecycleStore", "HTTP1", "HTTPServer", "CShims",
             ],
             swiftSettings: strict),
         .target(
@@ -90,9 +90,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "LifecycleReports",
-            dependencies: [
-                "LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog", "CShims",
-            ],
+            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog"],
             swiftSettings: strict),
         .target(
             name: "LifecycleServer",

@@ -1,11 +1,7 @@
-import CShims
 import Foundation
 import LifecycleCrypto
+import LifecycleEngine
 import TransparencyLog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// An app's transparency log of reports: `reports/<app>/log/` (c2sp.org/tlog-tiles, checkpoint signed as a
 /// c2sp.org/signed-note with the report signing key) and one c2sp.org/tlog-proof receipt per deletion request
@@ -101,10 +97,12 @@ public struct ReportLog: Sendable {
         let latest = receipts.sorted(by: { $0.index > $1.index }).filter { written.insert($0.key).inserted }
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
         try FileManager.default.createDirectory(atPath: receiptDirectory, withIntermediateDirectories: true)
+        // Each receipt replaces its file whole; one flush of the filesystem then makes them all durable.
         try publisher.receipts(latest.map { ($0.index, $0.entry) }) { position, proof in
-            try writeReplacing(proof.bytes, to: appDirectory + "/" + latest[position].key.receiptPath)
+            try DurableFile.write(
+                proof.bytes, to: appDirectory + "/" + latest[position].key.receiptPath, mode: 0o644, flush: false)
         }
-        if !latest.isEmpty { try syncReceipts(receiptDirectory) }
+        if !latest.isEmpty { try DurableFile.syncFileSystem(holding: receiptDirectory) }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
             receiptsWritten: written.count, verifierKey: publisher.signer.verifierKey.text)
@@ -120,38 +118,6 @@ public struct ReportLog: Sendable {
             return try ReportLogEntries(line: line, lineText: text, reportJSON: bytes)
         } catch {
             throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
-        }
-    }
-
-    /// Writes `bytes` to a temporary file and renames it over `path`, so a reader sees the old receipt or the
-    /// new one, never part of one. Not flushed here: ``syncReceipts(_:)`` flushes them all. The receipt
-    /// directory exists already (``catchUp(manifest:known:)`` creates it once).
-    private func writeReplacing(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failure(description: "\(path): cannot write the receipt") }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                close(descriptor)
-                throw Failure(description: "\(path): cannot write the receipt")
-            }
-            offset += written
-        }
-        guard close(descriptor) == 0 else { throw Failure(description: "\(path): cannot write the receipt") }
-        guard rename(temporary, path) == 0 else { throw Failure(description: "\(path): cannot rename into place") }
-    }
-
-    /// Makes the receipts just written, and their renames, durable: `syncfs(2)` on the receipt directory's
-    /// filesystem, one flush for all of them instead of one `fsync` per file.
-    private func syncReceipts(_ directory: String) throws {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw Failure(description: "\(directory): cannot open the directory") }
-        defer { close(descriptor) }
-        guard shim_syncfs(descriptor) == 0, fsync(descriptor) == 0 else {
-            throw Failure(description: "\(directory): cannot flush the receipts to disk")
         }
     }
 }

@@ -1,4 +1,5 @@
 import LifecycleCrypto
+import LifecycleEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -8,16 +9,6 @@ import LifecycleCrypto
 /// running SHA-256, and ``finish()`` renames the file into place, so a reader never sees half a report and a
 /// large month's file is never held whole in memory.
 final class ReportFileSink {
-    /// `fsync(2)` of a directory, so the renames into it are durable.
-    static func syncDirectory(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReportWriter.Failure(description: "\(path): cannot open the directory") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw ReportWriter.Failure(description: "\(path): cannot sync the directory")
-        }
-    }
-
     /// Bytes gathered before one `write(2)`.
     static let bufferSize = 1 << 20
 
@@ -46,15 +37,8 @@ final class ReportFileSink {
     }
 
     private func flush() {
-        buffer.withUnsafeBytes { bytes in
-            hasher.update(bytes)
-            var offset = 0
-            while offset < bytes.count && !failed {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { failed = true } else { offset += written }
-            }
-        }
+        buffer.withUnsafeBytes { hasher.update($0) }
+        if !failed && !DurableFile.writeAll(descriptor, buffer) { failed = true }
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LifecycleCore
 import LifecycleCrypto
+import LifecycleEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -78,7 +79,7 @@ public struct ReportWriter: Sendable {
                 appDirectory + "/" + file.path.split(separator: "/").dropLast().joined(separator: "/")
             })
         directories.insert(appDirectory)
-        for directory in directories.sorted(by: { $0.count > $1.count }) { try ReportFileSink.syncDirectory(directory) }
+        for directory in directories.sorted(by: { $0.count > $1.count }) { try DurableFile.syncDirectory(directory) }
 
         var line = ReportManifestLine(
             sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,

@@ -1,12 +1,13 @@
+import CShims
 import Foundation
 import Glibc
 
-/// The file operations a backup, a restore and the erasure journal need to survive a crash: data reaches the
-/// disk before a rename makes it visible (fsync(2), then rename(2), then fsync of the directory, so the new
-/// name itself is durable), and a failure names the file and the system's reason.
-enum DurableFile {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+/// The file operations a backup, a restore, the erasure journal and the reports' receipts need to survive a
+/// crash: data reaches the disk before a rename makes it visible (fsync(2), then rename(2), then fsync of the
+/// directory, so the new name itself is durable), and a failure names the file and the system's reason.
+package enum DurableFile {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     static func failure(_ path: String, _ doing: String) -> Failure {
@@ -27,8 +28,12 @@ enum DurableFile {
     }
 
     /// fsync of the directory holding `path`, so a create, rename or unlink in it is durable.
-    static func syncDirectory(of path: String) throws(Failure) {
-        let directory = directory(of: path)
+    package static func syncDirectory(of path: String) throws(Failure) {
+        try syncDirectory(directory(of: path))
+    }
+
+    /// fsync of `directory` itself.
+    package static func syncDirectory(_ directory: String) throws(Failure) {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(directory, "open the directory to flush it") }
         defer { close(descriptor) }
@@ -42,28 +47,48 @@ enum DurableFile {
     }
 
     /// Writes `bytes` to a temporary file beside `path`, flushes it and renames it over `path`: a crash leaves
-    /// the old file or the whole new one.
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
+    /// the old file or the whole new one. With `flush` false neither the file nor the directory is flushed: a
+    /// caller that writes many files at once makes them durable together with ``syncFileSystem(holding:)``
+    /// (an fsync each cost the reports about a millisecond per receipt); a reader still sees the old file or
+    /// the whole new one.
+    package static func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o600, flush: Bool = true
+    ) throws(Failure) {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw failure(temporary, "create it") }
         let written = writeAll(descriptor, bytes)
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written, synced else {
+        let synced = !flush || fsync(descriptor) == 0
+        let closed = close(descriptor) == 0
+        guard written, synced, closed else {
             let error = failure(temporary, "write it")
             unlink(temporary)
             throw error
         }
-        do {
-            try publish(temporary, as: path)
+        do throws(Failure) {
+            if flush {
+                try publish(temporary, as: path)
+            } else if rename(temporary, path) != 0 {
+                throw failure(path, "rename \(temporary) to it")
+            }
         } catch {
             unlink(temporary)
             throw error
         }
     }
 
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    /// Flushes every file of the filesystem holding `directory`, and the directory itself: `syncfs(2)`, one
+    /// call for the many files written with ``write(_:to:mode:flush:)`` and `flush` false.
+    package static func syncFileSystem(holding directory: String) throws(Failure) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(directory, "open the directory to flush it") }
+        defer { close(descriptor) }
+        guard shim_syncfs(descriptor) == 0, fsync(descriptor) == 0 else {
+            throw failure(directory, "flush its filesystem to disk")
+        }
+    }
+
+    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
