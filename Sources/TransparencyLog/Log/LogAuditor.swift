@@ -139,13 +139,14 @@ public struct LogAuditor: Sendable {
                 defer { index += 1 }
                 let path = TileGeometry.tile(.hashes(level: level), index: index, size: size)!
                 do {
-                    let hashes = try reader.tileHashes(level: level, index: index)
+                    // The reader hashes a tile's levels as it reads it: the last one is the full tile's root.
+                    let tileLevels = try reader.tileLevels(level: level, index: index)
                     report.tilesChecked += 1
                     guard index < fullCount, level + 1 < levels else { continue }
                     let parentIndex = index >> 8
                     let parent = try reader.tileHashes(level: level + 1, index: parentIndex)
                     let position = Int(index & 0xFF)
-                    if MerkleHash.perfectTreeRoot(hashes[...]) != parent[position] {
+                    if tileLevels[tileLevels.count - 1][0] != parent[position] {
                         let parentPath = TileGeometry.tile(.hashes(level: level + 1), index: parentIndex, size: size)!
                         guard
                             report.record(

@@ -56,17 +56,17 @@ public struct MerkleHash: Hashable, Sendable, CustomStringConvertible {
     /// The root of a perfect subtree whose leaves-level hashes are `hashes` (a power-of-two count, at least 1):
     /// how a tile's 256 hashes become the hash one level up (c2sp.org/tlog-tiles §Merkle Tree).
     static func perfectTreeRoot(_ hashes: ArraySlice<MerkleHash>) -> MerkleHash {
-        var level = Array(hashes)
-        while level.count > 1 {
-            var next: [MerkleHash] = []
-            next.reserveCapacity(level.count / 2)
-            var index = 0
-            while index + 1 < level.count {
-                next.append(node(level[index], level[index + 1]))
-                index += 2
-            }
-            level = next
+        levels(Array(hashes)).last![0]
+    }
+
+    /// `hashes`, then each level above them: `[r]` holds the node hashes of the complete subtrees of 2^r of
+    /// `hashes`, left to right (a last hash without a partner is not carried up); the last level has one hash.
+    static func levels(_ hashes: [MerkleHash]) -> [[MerkleHash]] {
+        var levels = [hashes]
+        while levels[levels.count - 1].count > 1 {
+            let below = levels[levels.count - 1]
+            levels.append((0..<(below.count / 2)).map { node(below[2 * $0], below[2 * $0 + 1]) })
         }
-        return level[0]
+        return levels
     }
 }

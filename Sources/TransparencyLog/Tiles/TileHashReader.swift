@@ -58,8 +58,9 @@ public final class TileHashReader: MerkleHashSource, Sendable {
         try tileLevels(level: level, index: index)[0]
     }
 
-    /// The hashes of tile `index` at `level`, then the levels hashed above them within the tile.
-    private func tileLevels(level: Int, index: UInt64) throws(TransparencyLogError) -> [[MerkleHash]] {
+    /// The hashes of tile `index` at `level`, then the levels hashed above them within the tile
+    /// (``MerkleHash/levels(_:)``; for a full tile the last level is its root).
+    func tileLevels(level: Int, index: UInt64) throws(TransparencyLogError) -> [[MerkleHash]] {
         guard (0...TilePath.maximumLevel).contains(level),
             let path = TileGeometry.tile(.hashes(level: level), index: index, size: treeSize)
         else {
@@ -76,11 +77,7 @@ public final class TileHashReader: MerkleHashSource, Sendable {
         } else {
             throw TransparencyLogError(.tileMissing, "\(path) is missing (tree size \(treeSize) needs it)")
         }
-        var levels = [hashes]
-        while levels[levels.count - 1].count > 1 {
-            let below = levels[levels.count - 1]
-            levels.append((0..<(below.count / 2)).map { MerkleHash.node(below[2 * $0], below[2 * $0 + 1]) })
-        }
+        let levels = MerkleHash.levels(hashes)
         cache.withLock {
             if $0.count >= cacheLimit { $0.removeAll(keepingCapacity: true) }
             $0[path] = levels
