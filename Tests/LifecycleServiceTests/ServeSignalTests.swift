@@ -26,7 +26,8 @@ struct ServeSignalTests {
         let exited = await eventually(timeout: .seconds(60)) { !process.process.isRunning }
         if !exited { process.kill(signal: SIGKILL) }
         #expect(exited, "serve ignored a SIGTERM sent during its start-up")
-        #expect(await process.waitForExit() == 0)
+        let status = await process.waitForExit()
+        #expect(status == 0, "exit \(status): \(fixture.log.suffix(2000))")
         #expect(fixture.log.contains("\"serve.stopped\""), "\(fixture.log.suffix(2000))")
     }
 }

@@ -66,11 +66,9 @@ final class WebhookReceiver: Sendable {
         return received
     }
 
-    /// A port that nothing listens on now, for "the receiver is down" (bound once, then released).
+    /// A port that nothing holds now and no outgoing connection will take (``TestPorts``): for a listener a
+    /// `serve` process binds later, or for "the receiver is down".
     static func unusedPort() async throws -> Int {
-        let probe = try WebhookReceiver()
-        let port = probe.port
-        await probe.stop()
-        return port
+        try TestPorts.unused()
     }
 }
