@@ -102,35 +102,31 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz
 
-## The whole suite: format lint, every test target in parallel, then the testssl.sh scan of the TLS listener
-## on its own (it keeps both cores busy for a minute). Deadline rules are tested on the HTTP connection state
+## The whole suite: format lint, every test target in parallel, and beside it the two-instance test followed by
+## the testssl.sh scan of the TLS listener (scripts/run-tests.sh). Deadline rules are tested on the HTTP connection state
 ## machine with a manual clock, so no test depends on how fast a busy machine schedules it; suites that share
 ## something real (fixed ports, one PostgreSQL database across processes) say `.serialized` and why. The store
 ## suite runs against SQLite and against a throwaway PostgreSQL cluster (scripts/with-postgres.sh; it reuses
-## LIFECYCLE_TEST_POSTGRES_URL when set). At most TEST_WIDTH test cases run at once (default twice the cores):
-## unbounded, hundreds of tests queue on the cores' few concurrency threads and a server's handler waits behind
-## CPU-bound tests long enough for its client to time out. The two-instance test (two `serve` processes, most
-## of its minute spent waiting on them) runs at the same time in a test process of its own, started first so
-## it is not queued behind the rest; its output is printed after the suite's (.build/multi-instance.log).
-TEST_WIDTH ?= $(shell echo $$(( $$(nproc) * 2 )))
-PARALLEL := --experimental-maximum-parallelization-width $(TEST_WIDTH)
+## LIFECYCLE_TEST_POSTGRES_URL when set). At most TEST_WIDTH test cases run at once (default four per core:
+## many of them spend their time waiting on a `serve` process or a client, so fewer leave cores idle; unbounded,
+## hundreds of tests queue on the cores' few concurrency threads and a server's handler waits behind CPU-bound
+## tests long enough for its client to time out).
+## SWT_SWIFT_ERROR_BACKTRACING_ENABLED=0: Swift Testing otherwise unwinds the stack at every `throw`, which was
+## a ninth of the suite's CPU (the parsers' refusals in the fuzz and edge-value tests throw by the thousand).
+## A failing test still names the error and its `#expect`; set it to 1 to see where an error was thrown.
+TEST_WIDTH ?= $(shell echo $$(( $$(nproc) * 4 )))
+export SWT_SWIFT_ERROR_BACKTRACING_ENABLED ?= 0
 TEST_BUNDLE = $$($(SWIFT) build --show-bin-path)/AccountLifecyclePackageTests.xctest
 test: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	scripts/with-postgres.sh sh -c 'bundle=$(TEST_BUNDLE); \
-	  "$$bundle" --testing-library swift-testing --filter MultiInstanceTests >.build/multi-instance.log 2>&1 & \
-	  instances=$$!; $(SWIFT) test --skip-build $(PARALLEL) --skip MultiInstanceTests; suite=$$?; \
-	  wait $$instances; two=$$?; cat .build/multi-instance.log; \
-	  echo "make test: suite exit $$suite, two-instance test exit $$two"; [ $$suite -eq 0 ] && [ $$two -eq 0 ]'
-	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
+	scripts/with-postgres.sh scripts/run-tests.sh "$(TEST_BUNDLE)" $(TEST_WIDTH)
 
 ## The same suite without PostgreSQL: the PostgreSQL store tests are skipped, with the reason printed.
 test-sqlite: deps test-deps test-venv
 	$(MAKE) lint
 	$(SWIFT) build --build-tests
-	env -u LIFECYCLE_TEST_POSTGRES_URL $(SWIFT) test --skip-build $(PARALLEL)
-	LIFECYCLE_TESTSSL=1 $(SWIFT) test --skip-build --filter TestsslScanTests
+	env -u LIFECYCLE_TEST_POSTGRES_URL scripts/run-tests.sh "$(TEST_BUNDLE)" $(TEST_WIDTH)
 
 ## Test-only tools from Debian: testssl.sh scans the HTTPS listener, headless chromium renders the HTML
 ## report (poppler-utils reads its A4 print: pdftoppm, pdfinfo, pdftotext), promtool (prometheus) checks a
