@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTP1
 import Synchronization
+import TestSupport
 
 /// A blocking TCP client that sends raw bytes, so tests can put exactly the octets a rule is about on the
 /// wire, and reads raw responses back. Reads block a dedicated thread, never the cooperative pool the server's
@@ -16,16 +17,7 @@ final class RawConnection: Sendable {
     init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawConnectionError.socket }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
+        guard Loopback.connect(descriptor, port: port) else {
             let code = errno
             Glibc.close(descriptor)
             throw RawConnectionError.connect(code)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A one-shot raw TCP server on 127.0.0.1 for client tests: accepts one connection, reads the request head,
 /// writes a canned response and closes.
@@ -10,18 +11,10 @@ final class RawListener: Sendable {
     init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 1) == 0
-                    && getsockname(descriptor, pointer, &length) == 0
-            }
+        guard Loopback.bind(descriptor), listen(descriptor, 1) == 0, let port = Loopback.boundPort(descriptor) else {
+            throw RawConnectionError.socket
         }
-        guard bound else { throw RawConnectionError.socket }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     deinit { Glibc.close(descriptor) }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LifecycleCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// `serve` honours the service manager's stop at any moment, start-up included.
@@ -45,24 +46,14 @@ final class SilentListener: Sendable {
     init() throws {
         let opened = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard opened >= 0 else { throw Failure.socket(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(opened, pointer, length) == 0 && listen(opened, 16) == 0
-                    && getsockname(opened, pointer, &length) == 0
-            }
-        }
-        guard bound else {
+        guard Loopback.bind(opened), listen(opened, 16) == 0, let boundPort = Loopback.boundPort(opened) else {
             let code = errno
             _ = Glibc.close(opened)
             throw Failure.socket(code)
         }
         // Stored only once listening: a throwing initializer that has set every property runs `deinit`.
         descriptor = opened
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = boundPort
         Thread { [self] in acceptUntilClosed() }.start()
     }
 

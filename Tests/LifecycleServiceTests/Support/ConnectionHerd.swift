@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Many plain TCP connections to one loopback port, opened, written and read with blocking system calls on a
 /// thread of their own: ten thousand sockets must not occupy the cooperative pool that every other test (and
@@ -42,22 +43,13 @@ final class ConnectionHerd: @unchecked Sendable {
     }
 
     private func openBlocking(_ count: Int) throws {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         descriptors.reserveCapacity(descriptors.count + count)
         for index in 0..<count {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw HerdError.socket(errno) }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard result == 0 else {
+            guard Loopback.connect(descriptor, port: port) else {
                 let code = errno
                 Glibc.close(descriptor)
                 throw HerdError.connect(index: index, errno: code)
