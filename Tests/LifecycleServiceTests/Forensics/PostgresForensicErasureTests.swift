@@ -143,21 +143,37 @@ struct PostgresForensicErasureTests {
         }
     }
 
-    /// Whether each needle occurs in the WAL segments modified since `since`.
+    /// Whether each needle occurs in the WAL segments modified since `since`, read as the records' bytes: every
+    /// WAL page (`wal_block_size`) starts with a page header, 40 bytes on a segment's first page and 24 on the
+    /// others (`SizeOfXLogLongPHD`, `SizeOfXLogShortPHD`, src/include/access/xlog_internal.h), and a record that
+    /// runs past the end of a page continues after the next page's header. So a value written across a page
+    /// boundary is not contiguous in the file; searching the file as it is missed the sealed e-mail whenever
+    /// its record straddled one (a chance of its length in 8,192 per run). The headers are cut out before the
+    /// search. A value straddling two segment files (16 MiB each) is still missed: a chance of its length in 16 Mi.
     static func foundInWAL(_ needles: [[UInt8]], since: Instant, _ database: PostgresTestDatabase) async throws
         -> [Bool]
     {
         // No checkpoint: the WAL is written at commit, and a checkpoint could recycle the segment that holds
         // the write (the test server keeps segments with `wal_keep_size`, scripts/with-postgres.sh).
-        try await database.withConnection { connection throws(PostgresError) in
+        let pageSize = try await database.withConnection { connection throws(PostgresError) in
+            try connection.query("SHOW wal_block_size").first.flatMap { Int64($0.text(0)) }
+        }
+        let page = try #require(pageSize, "wal_block_size")
+        return try await database.withConnection { connection throws(PostgresError) in
             var found: [Bool] = []
             for needle in needles {
                 let hits = try connection.queryInt64(
                     """
-                    SELECT count(*) FROM pg_ls_waldir()
-                    WHERE modification >= to_timestamp($1::bigint / 1000.0) - interval '1 second'
-                        AND position($2::bytea IN pg_read_binary_file('pg_wal/' || name)) > 0
-                    """, [since.millisecondsSinceEpoch, needle])
+                    SELECT count(*) FROM pg_ls_waldir() AS w
+                    WHERE w.modification >= to_timestamp($1::bigint / 1000.0) - interval '1 second'
+                        AND position($2::bytea IN (
+                            SELECT string_agg(
+                                substring(f.bytes FROM n.page * $3 + CASE WHEN n.page = 0 THEN 40 ELSE 24 END + 1
+                                    FOR $3 - CASE WHEN n.page = 0 THEN 40 ELSE 24 END),
+                                ''::bytea ORDER BY n.page)
+                            FROM (SELECT pg_read_binary_file('pg_wal/' || w.name) AS bytes) AS f,
+                                generate_series(0, length(f.bytes) / $3 - 1) AS n(page))) > 0
+                    """, [since.millisecondsSinceEpoch, needle, page])
                 found.append((hits ?? 0) > 0)
             }
             return found
