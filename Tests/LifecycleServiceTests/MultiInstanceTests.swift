@@ -77,8 +77,7 @@ struct MultiInstanceTests {
         // timeout holding its lease: catching one does not depend on how the cores are shared. The instance is
         // frozen (SIGSTOP) before the lease is read, so a step it holds cannot finish between the read and the
         // kill; when it holds none, it is thawed and looked at again a moment later.
-        let appLock = try SQLiteConnection(path: files[2], role: .maintenance, busyTimeoutMilliseconds: 30_000)
-        try appLock.execute("BEGIN IMMEDIATE")
+        let appLock = try AppDatabaseWriteLock(path: files[2], busyTimeoutMilliseconds: 30_000)
         let victimOwner = "%:\(victim.process.processIdentifier):%"
         let holding = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < holding {
@@ -94,8 +93,7 @@ struct MultiInstanceTests {
         }
         victim.kill(signal: SIGKILL)
         _ = await victim.waitForExit()
-        try appLock.execute("COMMIT")
-        appLock.close()
+        try appLock.release()
         let killed = ContinuousClock.now
         // What the killed instance had claimed and not finished: the survivor must finish it.
         let orphans = try await database.withConnection { connection throws(PostgresError) in
