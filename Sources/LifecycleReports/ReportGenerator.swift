@@ -58,12 +58,28 @@ public struct ReportGenerator: Sendable {
     ) async throws -> ReportDataset {
         let collector = ReportCollector(
             store: store, jobs: StoreErasureJobSource(store: store), findings: StoreFindingSource(store: store))
-        let inputs = try await collector.collect(app: app, period: period, generatedAt: now)
-        return try assembler(configuration: configuration).assemble(inputs)
+        return try await dataset(
+            collector: collector, assembler: assembler(configuration: configuration), app: app, period: period, at: now)
     }
 
     public func generate(app: String, period: ReportPeriod, at now: Instant) async throws -> ReportWriter.Written {
-        let inputs = try await collector.collect(app: app, period: period, generatedAt: now)
-        return try writer.write(assembler.assemble(inputs))
+        try writer.write(
+            await Self.dataset(collector: collector, assembler: assembler, app: app, period: period, at: now))
+    }
+
+    /// Collects and assembles page by page: each page's requests are assembled as it is read and its jobs let
+    /// go, so a large month's jobs and steps are never all in memory beside its rows. The same dataset as
+    /// ``ReportAssembler/assemble(_:)`` over ``ReportCollector/collect(app:period:generatedAt:)``.
+    public static func dataset(
+        collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant
+    ) async throws -> ReportDataset {
+        var collected: [ReportAssembler.AssembledRequest] = []
+        let inputs = try await collector.collect(app: app, period: period, generatedAt: now) { page in
+            collected += assembler.requests(page)
+        }
+        // Handed over, not copied: the assembler sorts the only reference in place.
+        let requests = collected
+        collected = []
+        return assembler.dataset(requests: consume requests, inputs: inputs)
     }
 }

@@ -45,13 +45,29 @@ public struct ReportAssembler: Sendable {
         self.retention = retention
     }
 
+    /// One deletion request as assembled: its row, and what the summary takes from it besides.
+    public struct AssembledRequest: Sendable {
+        public var row: ReportSubjectRow
+        /// Its case for the timing statistics; nil when it stays out of them (no erasure job, cancelled, held).
+        var deletionCase: DeletionCase?
+        /// Its jobs whose status is `failed`.
+        var failedJobs: Int
+    }
+
+    /// All at once: ``requests(_:)`` then ``dataset(requests:inputs:)`` over the same inputs.
     public func assemble(_ inputs: ReportInputs) -> ReportDataset {
+        dataset(requests: requests(inputs), inputs: inputs)
+    }
+
+    /// The deletion requests among `inputs`' events, in no particular order. `inputs` may be one page of a
+    /// period's (``ReportCollector/collect(app:period:generatedAt:each:)``): a request's row needs only its own
+    /// subject's jobs, data keys, revocation and decisions, and the master keys.
+    public func requests(_ inputs: ReportInputs) -> [AssembledRequest] {
         let asOf = inputs.generatedAt
         let jobsBySubject = Dictionary(grouping: inputs.jobs, by: \.subject)
-        let requests = inputs.events.filter {
+        return inputs.events.filter {
             $0.disposition == .applied && Self.deletionTypes.contains($0.kind) && inputs.period.contains($0.eventTime)
-        }
-        var rows: [(row: ReportSubjectRow, deletionCase: DeletionCase?, failedJobs: Int)] = requests.map { event in
+        }.map { event in
             let trigger = Self.trigger(for: event.kind)
             let jobs = (jobsBySubject[event.subject] ?? []).filter {
                 $0.job.plan.trigger == trigger && $0.job.plan.eventTime == event.eventTime
@@ -69,7 +85,16 @@ public struct ReportAssembler: Sendable {
             if Self.apply(decisions, to: &result.row) { result.deletionCase = nil }
             return result
         }
-        rows.sort {
+    }
+
+    /// The dataset of the period's `requests` (every page's ``requests(_:)``), with the counts, chart and
+    /// findings taken from the period-wide `inputs` (their events, findings and notification types; jobs are
+    /// not read here).
+    public func dataset(requests: consuming [AssembledRequest], inputs: ReportInputs) -> ReportDataset {
+        let asOf = inputs.generatedAt
+        // Moved out of the parameter, so the caller's only reference is sorted in place rather than copied.
+        var requests = consume requests
+        requests.sort {
             ($0.row.eventTime, $0.row.pseudonym, $0.row.eventType) < (
                 $1.row.eventTime, $1.row.pseudonym, $1.row.eventType
             )
@@ -88,29 +113,33 @@ public struct ReportAssembler: Sendable {
                         provider: finding.subject.map(ProviderSubject.providerName(ofAccountKey:)))
                 })
         }
-        let summaryRows = rows.map { ($0.row, $0.deletionCase) }
         let byType = Self.deletionTypes.map { kind in
-            Self.typeSummary(
-                kind.canonicalName, summaryRows.filter { $0.0.eventType == kind.canonicalName }, asOf: asOf,
-                options: options)
+            Self.typeSummary(kind.canonicalName, requests, asOf: asOf, options: options) {
+                $0.eventType == kind.canonicalName
+            }
         }
         let openFindings = findings?.items ?? []
-        let providers = Set(rows.map(\.row.provider)).sorted()
+        let providers = Set(requests.map(\.row.provider)).sorted()
+        var appleRevocations: [String: Int] = [:]
+        for request in requests {
+            if let status = request.row.appleRevocation?.status { appleRevocations[status, default: 0] += 1 }
+        }
         var summary = ReportSummary(
-            byType: byType, total: Self.typeSummary("all", summaryRows, asOf: asOf, options: options),
-            failedJobs: rows.reduce(0) { $0 + $1.failedJobs },
-            retainedItems: rows.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
+            byType: byType,
+            total: Self.typeSummary("all", requests, asOf: asOf, options: options) { _ in true },
+            failedJobs: requests.reduce(0) { $0 + $1.failedJobs },
+            retainedItems: requests.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
             findingsBySeverity: Dictionary(grouping: openFindings, by: \.severity).mapValues(\.count),
             findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count),
-            appleRevocations: Dictionary(grouping: rows.compactMap(\.row.appleRevocation), by: \.status)
-                .mapValues(\.count))
+            appleRevocations: appleRevocations)
         summary.byProvider = providers.map { provider in
-            Self.typeSummary(
-                provider, summaryRows.filter { $0.0.provider == provider }, asOf: asOf, options: options)
+            Self.typeSummary(provider, requests, asOf: asOf, options: options) { $0.provider == provider }
         }
+        let subjects = requests.map(\.row)
+        requests = []
         var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
-            subjects: rows.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
+            subjects: subjects, eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
             summary: summary, integrity: nil)
         dataset.inputs = Self.inputCounts(inputs)
         dataset.minimumMedianSample = options.minimumMedianSample
@@ -138,7 +167,7 @@ public struct ReportAssembler: Sendable {
     }
 
     private func row(for event: ReportEvent, jobs: [ReportSubjectJob], app: String, asOf: Instant)
-        -> (row: ReportSubjectRow, deletionCase: DeletionCase?, failedJobs: Int)
+        -> AssembledRequest
     {
         let erasures = jobs.filter { $0.job.plan.ruleIndex != nil }
         let live = erasures.filter { $0.job.status != .cancelled }
@@ -158,12 +187,12 @@ public struct ReportAssembler: Sendable {
             deadline: live.map(\.job.plan.deadline).max(), targets: targets, verification: .none, retained: retained,
             outcome: .pending, onTime: nil, completedAt: nil, daysToComplete: nil)
         row.provider = ProviderSubject.providerName(ofAccountKey: event.subject)
-        guard !erasures.isEmpty else { return (row, nil, failedJobs) }
+        guard !erasures.isEmpty else { return AssembledRequest(row: row, deletionCase: nil, failedJobs: failedJobs) }
         row.cancellation = Self.cancellation(erasures.filter { $0.job.status == .cancelled })
         guard let deadline = row.deadline else {
             row.outcome = .cancelled
             row.deadline = erasures.map(\.job.plan.deadline).max()
-            return (row, nil, failedJobs)
+            return AssembledRequest(row: row, deletionCase: nil, failedJobs: failedJobs)
         }
         let statuses = live.map(\.job.status)
         let allCompleted = statuses.allSatisfy { $0 == .completed }
@@ -195,7 +224,7 @@ public struct ReportAssembler: Sendable {
             row.completedAt = nil
             row.daysToComplete = nil
             row.onTime = nil
-            return (row, nil, failedJobs)
+            return AssembledRequest(row: row, deletionCase: nil, failedJobs: failedJobs)
         } else if allCompleted {
             row.outcome = row.retained.contains { $0.status == "retained" } ? .completedWithExceptions : .completed
         } else if binding < asOf {
@@ -205,7 +234,7 @@ public struct ReportAssembler: Sendable {
         } else {
             row.outcome = .pending
         }
-        return (row, deletionCase, failedJobs)
+        return AssembledRequest(row: row, deletionCase: deletionCase, failedJobs: failedJobs)
     }
 
     /// Puts a request's extension, holds and refusal on its row. A request that was ever held claims no
@@ -297,22 +326,36 @@ public struct ReportAssembler: Sendable {
         }
     }
 
+    /// The counts and timing of the `requests` whose row `includes` accepts, without copying them.
     static func typeSummary(
-        _ type: String, _ rows: [(ReportSubjectRow, DeletionCase?)], asOf: Instant, options: ReportOptions
+        _ type: String, _ requests: [AssembledRequest], asOf: Instant, options: ReportOptions,
+        includes: (ReportSubjectRow) -> Bool
     ) -> ReportTypeSummary {
-        func count(_ outcomes: ReportOutcome...) -> Int { rows.filter { outcomes.contains($0.0.outcome) }.count }
-        let cases = rows.compactMap(\.1)
-        let days = DeletionStatistics.daysToComplete(cases)
         var summary = ReportTypeSummary(
-            type: type, received: rows.count, completed: count(.completed, .completedWithExceptions),
-            completedWithExceptions: count(.completedWithExceptions), pending: count(.pending),
-            overdue: count(.overdue), failed: count(.failed), cancelled: count(.cancelled),
-            onTimeRate: DeletionStatistics.onTimeRate(cases, asOf: asOf).map(ReportNumbers.rounded),
-            medianDaysToComplete: days.count < options.minimumMedianSample
-                ? nil : DeletionStatistics.median(days).map(ReportNumbers.rounded),
-            p95DaysToComplete: days.count < options.minimumP95Sample
-                ? nil : DeletionStatistics.p95(days).map(ReportNumbers.rounded),
-            deadlineDays: rows.compactMap(\.0.deadlineDays).max())
+            type: type, received: 0, completed: 0, completedWithExceptions: 0, pending: 0, overdue: 0, failed: 0,
+            cancelled: 0, onTimeRate: nil, medianDaysToComplete: nil, p95DaysToComplete: nil, deadlineDays: nil)
+        var cases: [DeletionCase] = []
+        for request in requests where includes(request.row) {
+            summary.received += 1
+            switch request.row.outcome {
+            case .completed: summary.completed += 1
+            case .completedWithExceptions:
+                summary.completed += 1
+                summary.completedWithExceptions += 1
+            case .pending: summary.pending += 1
+            case .overdue: summary.overdue += 1
+            case .failed: summary.failed += 1
+            case .cancelled: summary.cancelled += 1
+            }
+            if let days = request.row.deadlineDays { summary.deadlineDays = max(summary.deadlineDays ?? days, days) }
+            if let deletionCase = request.deletionCase { cases.append(deletionCase) }
+        }
+        let days = DeletionStatistics.daysToComplete(cases)
+        summary.onTimeRate = DeletionStatistics.onTimeRate(cases, asOf: asOf).map(ReportNumbers.rounded)
+        summary.medianDaysToComplete =
+            days.count < options.minimumMedianSample ? nil : DeletionStatistics.median(days).map(ReportNumbers.rounded)
+        summary.p95DaysToComplete =
+            days.count < options.minimumP95Sample ? nil : DeletionStatistics.p95(days).map(ReportNumbers.rounded)
         summary.decided = cases.filter { $0.completedAt != nil || $0.deadline < asOf }.count
         summary.daysToCompleteSample = days.count
         summary.longestDaysToComplete = days.max().map(ReportNumbers.rounded)

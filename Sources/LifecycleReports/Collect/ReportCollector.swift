@@ -23,12 +23,35 @@ public struct ReportCollector: Sendable {
         self.options = options
     }
 
+    /// Everything at once: the period-wide inputs with every page's jobs, keys, revocations and decisions.
     public func collect(app: String, period: ReportPeriod, generatedAt: Instant) async throws -> ReportInputs {
-        var events: [ReportEvent] = []
-        var subjectJobs: [ReportSubjectJob] = []
+        var jobs: [ReportSubjectJob] = []
         var keys: [String: [StoredSubjectKey]] = [:]
         var revocations: [String: StoredAppleRevocation] = [:]
         var decisions: [String: [StoredRequestDecision]] = [:]
+        var inputs = try await collect(app: app, period: period, generatedAt: generatedAt) { page in
+            jobs += page.jobs
+            keys.merge(page.subjectKeys) { $0 + $1 }
+            revocations.merge(page.appleRevocations) { $1 }
+            decisions.merge(page.requestDecisions) { $0 + $1 }
+        }
+        inputs.jobs = jobs
+        inputs.subjectKeys = keys
+        inputs.appleRevocations = revocations
+        inputs.requestDecisions = decisions
+        return inputs
+    }
+
+    /// Page by page: `each` gets one page's inputs (its accounts' events in the period, and every job, data key,
+    /// revocation and decision of its deletion requests' subjects, with the master keys), so a caller that
+    /// assembles a page's requests and lets the page go never holds a large month's jobs at once. Returns the
+    /// period-wide inputs without jobs, keys, revocations or decisions: every event, the last reconcile's
+    /// findings, the notification types and the master keys.
+    public func collect(
+        app: String, period: ReportPeriod, generatedAt: Instant, each: (ReportInputs) throws -> Void
+    ) async throws -> ReportInputs {
+        let masterKeys = try await store.read { try $0.masterKeys() }
+        var events: [ReportEvent] = []
         var after: String? = nil
         let pageSize = options.collectionPageSize
         while true {
@@ -36,23 +59,24 @@ public struct ReportCollector: Sendable {
             let page = try await store.read { reader in
                 try Self.page(reader, app: app, period: period, after: cursor, limit: pageSize)
             }
+            var inputs = ReportInputs(
+                app: app, period: period, generatedAt: generatedAt, events: page.events,
+                jobs: try await jobs.erasureJobs(app: app, subjects: page.requestSubjects), findingRun: nil,
+                subjectKeys: Dictionary(grouping: page.keys, by: \.subject), masterKeys: masterKeys)
+            inputs.appleRevocations = Dictionary(page.revocations.map { ($0.subject, $0) }) { $1 }
+            inputs.requestDecisions = Dictionary(grouping: page.decisions, by: \.request.subject)
+            try each(inputs)
             events += page.events
-            for key in page.keys { keys[key.subject, default: []].append(key) }
-            for revocation in page.revocations { revocations[revocation.subject] = revocation }
-            for decision in page.decisions { decisions[decision.request.subject, default: []].append(decision) }
-            subjectJobs += try await jobs.erasureJobs(app: app, subjects: page.requestSubjects)
             guard page.count == pageSize, let last = page.last else { break }
             after = last
         }
-        let (masterKeys, types) = try await store.read { reader in
-            (try reader.masterKeys(), try reader.notificationTypeCounts(app: app, from: period.from, to: period.to))
+        let types = try await store.read { reader in
+            try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
         }
         var inputs = ReportInputs(
-            app: app, period: period, generatedAt: generatedAt, events: events, jobs: subjectJobs,
-            findingRun: try await findings.lastReconcile(app: app), subjectKeys: keys, masterKeys: masterKeys)
-        inputs.appleRevocations = revocations
+            app: app, period: period, generatedAt: generatedAt, events: events, jobs: [],
+            findingRun: try await findings.lastReconcile(app: app), masterKeys: masterKeys)
         inputs.notificationTypes = types
-        inputs.requestDecisions = decisions
         return inputs
     }
 

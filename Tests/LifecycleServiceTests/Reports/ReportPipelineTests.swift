@@ -177,6 +177,18 @@ struct ReportPipelineTests {
         // Paging one account at a time still sees every event: two e-mail changes, a revocation, a deletion in
         // both spellings (the second, later one is recorded but not a new request), the in-app deletion.
         #expect(dataset.eventsPerDay.reduce(0) { $0 + $1.total } == 6)
+
+        // What `report generate` and the request ledger run: collected and assembled a page at a time, each
+        // page's jobs let go once its requests are assembled. It must say exactly what the whole does.
+        let reopened = try await ServiceContext.open(configuration: try harness.configuration, logSink: { _ in })
+        let paged = try await ReportGenerator.dataset(
+            collector: ReportCollector(
+                store: reopened.store, jobs: FixedJobs(jobs: [job]), findings: FixedFindings(run: findingRun),
+                options: ReportOptions(collectionPageSize: 1)),
+            assembler: ReportFixture.assembler, app: ServiceHarness.appID, period: period, at: now)
+        await reopened.close()
+        #expect(paged == dataset)
+        #expect(paged.summary.total.received == 3 && paged.summary.total.completed == 1)
     }
 }
 
