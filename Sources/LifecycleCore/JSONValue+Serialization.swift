@@ -2,111 +2,127 @@ extension JSONValue {
     /// Compact JSON text. Object members keep their order, so output is deterministic; with
     /// `sortedKeys` members are sorted by name (a canonical form for hashing and signing).
     public func serialized(sortedKeys: Bool = false, pretty: Bool = false) -> String {
-        var output = ""
-        write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: 0)
-        return output
+        String(decoding: serializedBytes(sortedKeys: sortedKeys, pretty: pretty), as: UTF8.self)
     }
 
     /// Pretty JSON text as it reads `indent` levels deep in an enclosing document: a renderer that streams a
     /// long array writes each element with this, and the bytes equal those of the whole document serialized.
     public func serialized(pretty: Bool, indent: Int) -> String {
-        var output = ""
-        write(into: &output, sortedKeys: false, pretty: pretty, indent: indent)
+        String(decoding: serializedBytes(pretty: pretty, indent: indent), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of ``serialized(sortedKeys:pretty:)`` (at `indent` levels deep, as
+    /// ``serialized(pretty:indent:)``), without making a `String` of them.
+    ///
+    /// The text is built as bytes: appending to a `String` re-checks its capacity, UTF-8 and ASCII flags on
+    /// every piece, which was most of the time a large report's JSON took to render.
+    public func serializedBytes(sortedKeys: Bool = false, pretty: Bool = false, indent: Int = 0) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
+        write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent)
         return output
     }
 
-    private func write(into output: inout String, sortedKeys: Bool, pretty: Bool, indent: Int) {
+    private func write(into output: inout [UInt8], sortedKeys: Bool, pretty: Bool, indent: Int) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .integer(let value): output += String(value)
+        case .null: JSONValue.append("null", to: &output)
+        case .bool(let value): JSONValue.append(value ? "true" : "false", to: &output)
+        case .integer(let value): output.append(contentsOf: String(value).utf8)
         case .number(let value):
             // A whole value in Int64 range is written as an integer, which is how the parser reads it back.
-            output += Int64(exactly: value).map { String($0) } ?? String(value)
+            output.append(contentsOf: (Int64(exactly: value).map { String($0) } ?? String(value)).utf8)
         case .string(let value): JSONValue.writeString(value, into: &output)
         case .array(let elements):
             if elements.isEmpty {
-                output += "[]"
+                JSONValue.append("[]", to: &output)
                 return
             }
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
-                if offset > 0 { output += "," }
-                if pretty { output += JSONValue.lineBreak(indent + 1) }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.appendLineBreak(indent + 1, to: &output) }
                 element.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
             }
-            if pretty { output += JSONValue.lineBreak(indent) }
-            output += "]"
+            if pretty { JSONValue.appendLineBreak(indent, to: &output) }
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty {
-                output += "{}"
+                JSONValue.append("{}", to: &output)
                 return
             }
             let ordered =
                 sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members.members
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (offset, member) in ordered.enumerated() {
-                if offset > 0 { output += "," }
-                if pretty { output += JSONValue.lineBreak(indent + 1) }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.appendLineBreak(indent + 1, to: &output) }
                 JSONValue.writeString(member.key, into: &output)
-                output += pretty ? ": " : ":"
+                JSONValue.append(pretty ? ": " : ":", to: &output)
                 member.value.write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
             }
-            if pretty { output += JSONValue.lineBreak(indent) }
-            output += "}"
+            if pretty { JSONValue.appendLineBreak(indent, to: &output) }
+            output.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A newline and `indent` levels of two spaces, made once per level: pretty-printing a large report wrote
     /// one per member, and building each anew was a tenth of rendering it.
-    private static let lineBreaks = (0...(maximumNestingDepth + 1)).map { "\n" + String(repeating: "  ", count: $0) }
-
-    private static func lineBreak(_ indent: Int) -> String {
-        indent < lineBreaks.count ? lineBreaks[indent] : "\n" + String(repeating: "  ", count: indent)
+    private static let lineBreaks: [[UInt8]] = (0...(maximumNestingDepth + 1)).map {
+        [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 2 * $0)
     }
 
-    /// RFC 8259 §7 string escaping; non-ASCII stays as UTF-8. The bytes between two characters that need
-    /// escaping are copied as one run: a log line or a webhook body is mostly such runs, and appending scalar by
-    /// scalar was a measurable share of the ingest path.
-    static func writeString(_ value: String, into output: inout String) {
-        output += "\""
-        let utf8 = value.utf8
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else {
-                index = utf8.index(after: index)
-                continue
-            }
-            // An ASCII byte starts a scalar, so both ends of the run are scalar boundaries.
-            if runStart != index { output += String(value.unicodeScalars[runStart..<index]) }
-            switch byte {
-            case UInt8(ascii: "\""): output += "\\\""
-            case UInt8(ascii: "\\"): output += "\\\\"
-            case UInt8(ascii: "\n"): output += "\\n"
-            case UInt8(ascii: "\r"): output += "\\r"
-            case UInt8(ascii: "\t"): output += "\\t"
-            default:
-                let hex = String(byte, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            }
-            index = utf8.index(after: index)
-            runStart = index
+    private static func appendLineBreak(_ indent: Int, to output: inout [UInt8]) {
+        if indent < lineBreaks.count {
+            output.append(contentsOf: lineBreaks[indent])
+        } else {
+            output.append(UInt8(ascii: "\n"))
+            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
         }
-        if runStart == utf8.startIndex {
-            // Nothing needed escaping (most strings): the value itself, without a copy of it first.
-            output += value
-        } else if runStart != utf8.endIndex {
-            output += String(value.unicodeScalars[runStart..<utf8.endIndex])
-        }
-        output += "\""
     }
+
+    /// RFC 8259 §7 string escaping; non-ASCII stays as UTF-8. The bytes between two that need escaping are
+    /// copied as one run: a log line or a webhook body is mostly such runs.
+    static func writeString(_ value: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                // An ASCII byte is a scalar of its own, so both ends of the run are scalar boundaries.
+                if runStart < index {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"", to: &output)
+                case UInt8(ascii: "\\"): append("\\\\", to: &output)
+                case UInt8(ascii: "\n"): append("\\n", to: &output)
+                case UInt8(ascii: "\r"): append("\\r", to: &output)
+                case UInt8(ascii: "\t"): append("\\t", to: &output)
+                default:
+                    // \u00XX, lowercase hex.
+                    append("\\u00", to: &output)
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0x0F)])
+                }
+                runStart = index + 1
+            }
+            if runStart < bytes.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 extension JSONValue {
     /// Compact UTF-8 with members sorted by key: the canonical form for hashing, signing and JWS segments.
-    public func encoded() -> [UInt8] { Array(serialized(sortedKeys: true).utf8) }
+    public func encoded() -> [UInt8] { serializedBytes(sortedKeys: true) }
 
     /// ``encoded()`` as a string.
     public var encodedString: String { serialized(sortedKeys: true) }
