@@ -73,13 +73,10 @@ public struct ReportGenerator: Sendable {
     public static func dataset(
         collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant
     ) async throws -> ReportDataset {
-        var collected: [ReportAssembler.AssembledRequest] = []
-        let inputs = try await collector.collect(app: app, period: period, generatedAt: now) { page in
-            collected += assembler.requests(page)
+        let (inputs, requests) = try await collector.collect(app: app, period: period, generatedAt: now) {
+            assembler.requests($0)
         }
         // Handed over, not copied: the assembler sorts the only reference in place.
-        let requests = collected
-        collected = []
         return assembler.dataset(requests: consume requests, inputs: inputs)
     }
 }

@@ -47,7 +47,7 @@ struct AdminAPIClient {
     ) async throws -> Result<JSONValue, AdminError> {
         let path = "/v1/apps/\(PercentDecoding.encode(app))/accounts/\(PercentDecoding.encode(subject))"
         var body: [UInt8] = []
-        if let eventTime { body = Array(JSONValue.object(["eventTime": .string(eventTime.iso8601)]).serialized().utf8) }
+        if let eventTime { body = JSONValue.object(["eventTime": .string(eventTime.iso8601)]).serializedBytes() }
         switch action {
         case .show: return try await send("GET", path, body: [])
         case .link: return try await send("PUT", path + "/link", body: body)

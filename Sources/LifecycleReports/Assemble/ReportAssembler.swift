@@ -60,7 +60,7 @@ public struct ReportAssembler: Sendable {
     }
 
     /// The deletion requests among `inputs`' events, in no particular order. `inputs` may be one page of a
-    /// period's (``ReportCollector/collect(app:period:generatedAt:each:)``): a request's row needs only its own
+    /// period's (``ReportCollector/collect(app:period:generatedAt:rows:)``): a request's row needs only its own
     /// subject's jobs, data keys, revocation and decisions, and the master keys.
     public func requests(_ inputs: ReportInputs) -> [AssembledRequest] {
         let asOf = inputs.generatedAt
@@ -135,11 +135,9 @@ public struct ReportAssembler: Sendable {
         summary.byProvider = providers.map { provider in
             Self.typeSummary(provider, requests, asOf: asOf, options: options) { $0.provider == provider }
         }
-        let subjects = requests.map(\.row)
-        requests = []
         var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
-            subjects: subjects, eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
+            subjects: requests.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
             summary: summary, integrity: nil)
         dataset.inputs = Self.inputCounts(inputs)
         dataset.minimumMedianSample = options.minimumMedianSample

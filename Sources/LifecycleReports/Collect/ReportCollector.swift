@@ -25,33 +25,28 @@ public struct ReportCollector: Sendable {
 
     /// Everything at once: the period-wide inputs with every page's jobs, keys, revocations and decisions.
     public func collect(app: String, period: ReportPeriod, generatedAt: Instant) async throws -> ReportInputs {
-        var jobs: [ReportSubjectJob] = []
-        var keys: [String: [StoredSubjectKey]] = [:]
-        var revocations: [String: StoredAppleRevocation] = [:]
-        var decisions: [String: [StoredRequestDecision]] = [:]
-        var inputs = try await collect(app: app, period: period, generatedAt: generatedAt) { page in
-            jobs += page.jobs
-            keys.merge(page.subjectKeys) { $0 + $1 }
-            revocations.merge(page.appleRevocations) { $1 }
-            decisions.merge(page.requestDecisions) { $0 + $1 }
+        var (inputs, pages) = try await collect(app: app, period: period, generatedAt: generatedAt) { [$0] }
+        for page in pages {
+            inputs.jobs += page.jobs
+            inputs.subjectKeys.merge(page.subjectKeys) { $0 + $1 }
+            inputs.appleRevocations.merge(page.appleRevocations) { $1 }
+            inputs.requestDecisions.merge(page.requestDecisions) { $0 + $1 }
         }
-        inputs.jobs = jobs
-        inputs.subjectKeys = keys
-        inputs.appleRevocations = revocations
-        inputs.requestDecisions = decisions
         return inputs
     }
 
-    /// Page by page: `each` gets one page's inputs (its accounts' events in the period, and every job, data key,
-    /// revocation and decision of its deletion requests' subjects, with the master keys), so a caller that
-    /// assembles a page's requests and lets the page go never holds a large month's jobs at once. Returns the
-    /// period-wide inputs without jobs, keys, revocations or decisions: every event, the last reconcile's
-    /// findings, the notification types and the master keys.
-    public func collect(
-        app: String, period: ReportPeriod, generatedAt: Instant, each: (ReportInputs) throws -> Void
-    ) async throws -> ReportInputs {
+    /// Page by page: `rows` turns one page's inputs (its accounts' events in the period, and every job, data
+    /// key, revocation and decision of its deletion requests' subjects, with the master keys) into what the
+    /// caller keeps of it, and the page is let go, so a caller that keeps only its requests' rows never holds a
+    /// large month's jobs at once. Returns the period-wide inputs without jobs, keys, revocations or decisions
+    /// (every event, the last reconcile's findings, the notification types and the master keys) and every
+    /// page's rows in page order.
+    public func collect<Row>(
+        app: String, period: ReportPeriod, generatedAt: Instant, rows: (ReportInputs) throws -> [Row]
+    ) async throws -> (inputs: ReportInputs, rows: [Row]) {
         let masterKeys = try await store.read { try $0.masterKeys() }
         var events: [ReportEvent] = []
+        var kept: [Row] = []
         var after: String? = nil
         let pageSize = options.collectionPageSize
         while true {
@@ -65,7 +60,7 @@ public struct ReportCollector: Sendable {
                 subjectKeys: Dictionary(grouping: page.keys, by: \.subject), masterKeys: masterKeys)
             inputs.appleRevocations = Dictionary(page.revocations.map { ($0.subject, $0) }) { $1 }
             inputs.requestDecisions = Dictionary(grouping: page.decisions, by: \.request.subject)
-            try each(inputs)
+            kept += try rows(inputs)
             events += page.events
             guard page.count == pageSize, let last = page.last else { break }
             after = last
@@ -77,7 +72,7 @@ public struct ReportCollector: Sendable {
             app: app, period: period, generatedAt: generatedAt, events: events, jobs: [],
             findingRun: try await findings.lastReconcile(app: app), masterKeys: masterKeys)
         inputs.notificationTypes = types
-        return inputs
+        return (inputs, kept)
     }
 
     /// One page of accounts, in one read: their inputs in the period, and the data keys, revocations and

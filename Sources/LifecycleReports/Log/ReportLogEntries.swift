@@ -135,6 +135,6 @@ public struct ReportLogEntries: Hashable, Sendable {
     }
 
     private static func serialize(_ object: [String: JSONValue]) -> [UInt8] {
-        Array(JSONValue.object(JSONObject(object)).serialized(sortedKeys: true).utf8)
+        JSONValue.object(JSONObject(object)).encoded()
     }
 }

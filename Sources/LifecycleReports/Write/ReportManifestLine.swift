@@ -62,7 +62,7 @@ public struct ReportManifestLine: Hashable, Sendable {
     }
 
     /// The bytes the signature covers.
-    public var canonicalForm: [UInt8] { Array(JSONValue.object(unsignedObject).serialized(sortedKeys: true).utf8) }
+    public var canonicalForm: [UInt8] { JSONValue.object(unsignedObject).encoded() }
 
     /// The line as written to the manifest, without its newline.
     public var text: String {

@@ -83,6 +83,6 @@ extension RequestDecisionBody {
         if let eventTime { members["eventTime"] = .string(eventTime.iso8601) }
         if let noticeAt { members["noticeAt"] = .string(noticeAt.iso8601) }
         if let deadline { members["deadline"] = .string(deadline.iso8601) }
-        return Array(JSONValue.object(members).serialized().utf8)
+        return JSONValue.object(members).serializedBytes()
     }
 }

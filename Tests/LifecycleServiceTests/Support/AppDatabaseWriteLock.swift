@@ -16,31 +16,30 @@ final class AppDatabaseWriteLock {
 
     /// Opens `path` and runs `BEGIN IMMEDIATE`, waiting up to `busyTimeoutMilliseconds` for other writers.
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, handle != nil else {
-            defer { sqlite3_close_v2(handle) }
-            throw Failure(description: "\(path): cannot open: \(message)")
-        }
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         do {
+            guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, handle != nil else {
+                throw Failure(description: "\(path): cannot open: \(message)")
+            }
+            sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
             try execute("BEGIN IMMEDIATE")
         } catch {
-            sqlite3_close_v2(handle)
-            handle = nil
+            close()
             throw error
         }
     }
 
-    deinit {
-        if handle != nil { sqlite3_close_v2(handle) }
-    }
+    deinit { close() }
 
     /// Commits the (empty) transaction and closes the connection.
     func release() throws {
-        defer {
-            sqlite3_close_v2(handle)
-            handle = nil
-        }
+        defer { close() }
         try execute("COMMIT")
+    }
+
+    /// Closes the handle once (sqlite3_open_v2 allocates one even when it fails).
+    private func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
     }
 
     private var message: String { handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "no handle" }
