@@ -52,31 +52,39 @@ public struct ReportGenerator: Sendable {
 
     /// What a report of `app` and `period` would say at `now`, without writing, signing or logging anything:
     /// the request ledger (`GET /v1/requests`, `lifecycle report requests`) reads the same dataset the report
-    /// files are rendered from.
+    /// files are rendered from. Its rows wait in a spool under `reports.directory`.
     public static func dataset(
         configuration: ServiceConfiguration, store: any Store, app: String, period: ReportPeriod, at now: Instant
     ) async throws -> ReportDataset {
         let collector = ReportCollector(
             store: store, jobs: StoreErasureJobSource(store: store), findings: StoreFindingSource(store: store))
         return try await dataset(
-            collector: collector, assembler: assembler(configuration: configuration), app: app, period: period, at: now)
+            collector: collector, assembler: assembler(configuration: configuration), app: app, period: period, at: now,
+            spoolDirectory: configuration.reports.directory)
     }
 
     public func generate(app: String, period: ReportPeriod, at now: Instant) async throws -> ReportWriter.Written {
         try writer.write(
-            await Self.dataset(collector: collector, assembler: assembler, app: app, period: period, at: now))
+            await Self.dataset(
+                collector: collector, assembler: assembler, app: app, period: period, at: now,
+                spoolDirectory: writer.directory))
     }
 
-    /// Collects and assembles page by page: each page's requests are assembled as it is read and its jobs let
-    /// go, so a large month's jobs and steps are never all in memory beside its rows. The same dataset as
-    /// ``ReportAssembler/assemble(_:)`` over ``ReportCollector/collect(app:period:generatedAt:)``.
+    /// Collects and assembles page by page: each page's requests are assembled as it is read, their rows
+    /// appended to a ``ReportRowSpool`` in `spoolDirectory` and their jobs let go, so a large month's jobs,
+    /// steps and rows are never all in memory; the summary is counted from a few values per request. The same
+    /// dataset as ``ReportAssembler/assemble(_:)`` over ``ReportCollector/collect(app:period:generatedAt:)``.
     public static func dataset(
-        collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant
+        collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant,
+        spoolDirectory: String
     ) async throws -> ReportDataset {
-        let (inputs, requests) = try await collector.collect(app: app, period: period, generatedAt: now) {
-            assembler.requests($0)
+        let spool = try ReportRowSpool.Builder(directory: spoolDirectory)
+        let (inputs, facts) = try await collector.collect(app: app, period: period, generatedAt: now) { page in
+            try assembler.requests(page).map { request in
+                try spool.append(request.row)
+                return request.facts
+            }
         }
-        // Handed over, not copied: the assembler sorts the only reference in place.
-        return assembler.dataset(requests: consume requests, inputs: inputs)
+        return assembler.dataset(facts: facts, rows: ReportRows(spool: try spool.finish()), inputs: inputs)
     }
 }

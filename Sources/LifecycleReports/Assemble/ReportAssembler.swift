@@ -52,6 +52,31 @@ public struct ReportAssembler: Sendable {
         var deletionCase: DeletionCase?
         /// Its jobs whose status is `failed`.
         var failedJobs: Int
+
+        /// What the summary counts of it.
+        public var facts: Facts {
+            Facts(
+                eventType: row.eventType, provider: row.provider, outcome: row.outcome, deadlineDays: row.deadlineDays,
+                deletionCase: deletionCase, failedJobs: failedJobs,
+                retainedItems: row.retained.filter { $0.status == "retained" }.count,
+                appleRevocation: row.appleRevocation?.status)
+        }
+    }
+
+    /// What the summary takes from one request: a few values in place of its row, so that the counts of a
+    /// large month are made without its rows in memory (they wait in a ``ReportRowSpool``).
+    public struct Facts: Sendable {
+        var eventType: String
+        var provider: String
+        var outcome: ReportOutcome
+        var deadlineDays: Double?
+        /// Its case for the timing statistics (``AssembledRequest``).
+        var deletionCase: DeletionCase?
+        var failedJobs: Int
+        /// Its retained categories not purged yet.
+        var retainedItems: Int
+        /// The status of its Apple token revocation, for in-app deletions.
+        var appleRevocation: String?
     }
 
     /// All at once: ``requests(_:)`` then ``dataset(requests:inputs:)`` over the same inputs.
@@ -87,11 +112,9 @@ public struct ReportAssembler: Sendable {
         }
     }
 
-    /// The dataset of the period's `requests` (every page's ``requests(_:)``), with the counts, chart and
-    /// findings taken from the period-wide `inputs` (their events, findings and notification types; jobs are
-    /// not read here).
+    /// The dataset of the period's `requests` (every page's ``requests(_:)``), held in memory: see
+    /// ``dataset(facts:rows:inputs:)``.
     public func dataset(requests: consuming [AssembledRequest], inputs: ReportInputs) -> ReportDataset {
-        let asOf = inputs.generatedAt
         // Moved out of the parameter, so the caller's only reference is sorted in place rather than copied.
         var requests = consume requests
         requests.sort {
@@ -99,7 +122,14 @@ public struct ReportAssembler: Sendable {
                 $1.row.eventTime, $1.row.pseudonym, $1.row.eventType
             )
         }
+        return dataset(facts: requests.map(\.facts), rows: ReportRows(requests.map(\.row)), inputs: inputs)
+    }
 
+    /// The dataset of the period's requests — their `rows` in report order (by event time, pseudonym, event
+    /// type) and the `facts` of each in any order — with the counts, chart and findings taken from the
+    /// period-wide `inputs` (their events, findings and notification types; jobs are not read here).
+    public func dataset(facts requests: [Facts], rows: ReportRows, inputs: ReportInputs) -> ReportDataset {
+        let asOf = inputs.generatedAt
         let findings = inputs.findingRun.map { run in
             ReportFindings(
                 lastRunAt: run.ranAt,
@@ -119,16 +149,16 @@ public struct ReportAssembler: Sendable {
             }
         }
         let openFindings = findings?.items ?? []
-        let providers = Set(requests.map(\.row.provider)).sorted()
+        let providers = Set(requests.map(\.provider)).sorted()
         var appleRevocations: [String: Int] = [:]
         for request in requests {
-            if let status = request.row.appleRevocation?.status { appleRevocations[status, default: 0] += 1 }
+            if let status = request.appleRevocation { appleRevocations[status, default: 0] += 1 }
         }
         var summary = ReportSummary(
             byType: byType,
             total: Self.typeSummary("all", requests, asOf: asOf, options: options) { _ in true },
             failedJobs: requests.reduce(0) { $0 + $1.failedJobs },
-            retainedItems: requests.reduce(0) { $0 + $1.row.retained.filter { $0.status == "retained" }.count },
+            retainedItems: requests.reduce(0) { $0 + $1.retainedItems },
             findingsBySeverity: Dictionary(grouping: openFindings, by: \.severity).mapValues(\.count),
             findingsByCode: Dictionary(grouping: openFindings, by: \.code).mapValues(\.count),
             appleRevocations: appleRevocations)
@@ -137,8 +167,9 @@ public struct ReportAssembler: Sendable {
         }
         var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
-            subjects: requests.map(\.row), eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none,
-            summary: summary, integrity: nil)
+            subjects: [], eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none, summary: summary,
+            integrity: nil)
+        dataset.subjects = rows
         dataset.inputs = Self.inputCounts(inputs)
         dataset.minimumMedianSample = options.minimumMedianSample
         dataset.minimumP95Sample = options.minimumP95Sample
@@ -326,16 +357,15 @@ public struct ReportAssembler: Sendable {
 
     /// The counts and timing of the `requests` whose row `includes` accepts, without copying them.
     static func typeSummary(
-        _ type: String, _ requests: [AssembledRequest], asOf: Instant, options: ReportOptions,
-        includes: (ReportSubjectRow) -> Bool
+        _ type: String, _ requests: [Facts], asOf: Instant, options: ReportOptions, includes: (Facts) -> Bool
     ) -> ReportTypeSummary {
         var summary = ReportTypeSummary(
             type: type, received: 0, completed: 0, completedWithExceptions: 0, pending: 0, overdue: 0, failed: 0,
             cancelled: 0, onTimeRate: nil, medianDaysToComplete: nil, p95DaysToComplete: nil, deadlineDays: nil)
         var cases: [DeletionCase] = []
-        for request in requests where includes(request.row) {
+        for request in requests where includes(request) {
             summary.received += 1
-            switch request.row.outcome {
+            switch request.outcome {
             case .completed: summary.completed += 1
             case .completedWithExceptions:
                 summary.completed += 1
@@ -345,7 +375,7 @@ public struct ReportAssembler: Sendable {
             case .failed: summary.failed += 1
             case .cancelled: summary.cancelled += 1
             }
-            if let days = request.row.deadlineDays { summary.deadlineDays = max(summary.deadlineDays ?? days, days) }
+            if let days = request.deadlineDays { summary.deadlineDays = max(summary.deadlineDays ?? days, days) }
             if let deletionCase = request.deletionCase { cases.append(deletionCase) }
         }
         let days = DeletionStatistics.daysToComplete(cases)

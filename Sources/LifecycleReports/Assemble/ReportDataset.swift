@@ -16,8 +16,8 @@ public struct ReportDataset: Hashable, Sendable {
     /// Key id of the pseudonym key (first 8 bytes of SHA-256 of the key, hex): says which key a
     /// `report lookup` must use to find a subject.
     public var pseudonymKeyID: String
-    /// Deletion requests with event time in the period, by event time then pseudonym.
-    public var subjects: [ReportSubjectRow]
+    /// Deletion requests with event time in the period, by event time then pseudonym (then event type).
+    public var subjects: ReportRows
     /// One entry per UTC day of the period.
     public var eventsPerDay: [ReportDailyEvents]
     public var findings: ReportFindings
@@ -53,7 +53,7 @@ public struct ReportDataset: Hashable, Sendable {
         self.period = period
         self.generatedAt = generatedAt
         self.pseudonymKeyID = pseudonymKeyID
-        self.subjects = subjects
+        self.subjects = ReportRows(subjects)
         self.eventsPerDay = eventsPerDay
         self.findings = findings
         self.summary = summary

@@ -20,20 +20,24 @@ public struct ReportLedgerTotals: Hashable, Sendable {
     public var medianDaysToRespond: Double?
     public var respondedSample: Int
 
-    public init(rows: [ReportSubjectRow]) {
-        func count(_ response: ReportResponse) -> Int { rows.filter { $0.response == response }.count }
-        received = rows.count
-        compliedInWhole = count(.complied)
-        compliedInPart = count(.compliedInPart)
-        denied = count(.denied)
-        withdrawn = count(.withdrawn)
-        open = count(.open)
-        let days = rows.compactMap { row in
-            row.respondedAt.map {
-                Double($0.millisecondsSinceEpoch - row.eventTime.millisecondsSinceEpoch)
-                    / Double(ReportPeriod.millisecondsPerDay)
+    /// In one pass: the rows may be read back from a spool one at a time.
+    public init(rows: some Collection<ReportSubjectRow>) {
+        var counts: [ReportResponse: Int] = [:]
+        var days: [Double] = []
+        for row in rows {
+            counts[row.response, default: 0] += 1
+            if let respondedAt = row.respondedAt {
+                days.append(
+                    Double(respondedAt.millisecondsSinceEpoch - row.eventTime.millisecondsSinceEpoch)
+                        / Double(ReportPeriod.millisecondsPerDay))
             }
         }
+        received = counts.values.reduce(0, +)
+        compliedInWhole = counts[.complied] ?? 0
+        compliedInPart = counts[.compliedInPart] ?? 0
+        denied = counts[.denied] ?? 0
+        withdrawn = counts[.withdrawn] ?? 0
+        open = counts[.open] ?? 0
         respondedSample = days.count
         medianDaysToRespond = DeletionStatistics.median(days).map(ReportNumbers.rounded)
     }

@@ -427,15 +427,20 @@ public enum ReportHTMLRenderer {
         let listed: [ReportSubjectRow]
         var html: String
         if dataset.pageListsEveryRequest {
-            listed = dataset.subjects
+            listed = Array(dataset.subjects)
             html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
             html +=
                 "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
                 + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
                 + "hold or denial with its reason.</p>\n"
         } else {
-            let exceptions = dataset.subjects.filter(\.isException)
-            listed = Array(exceptions.prefix(dataset.pageRequestLimit))
+            // One pass, keeping only the rows it lists: the rows may be read back from a spool one at a time.
+            var exceptions = (count: 0, first: [ReportSubjectRow]())
+            for row in dataset.subjects where row.isException {
+                exceptions.count += 1
+                if exceptions.first.count < dataset.pageRequestLimit { exceptions.first.append(row) }
+            }
+            listed = exceptions.first
             html = "<section class=\"requests\">\n<h2>Exceptions</h2>\n"
             html +=
                 "<p class=\"meta\" data-figure=\"exceptions\">This period has <b>\(dataset.subjects.count)</b> "

@@ -179,15 +179,21 @@ struct ReportPipelineTests {
         #expect(dataset.eventsPerDay.reduce(0) { $0 + $1.total } == 6)
 
         // What `report generate` and the request ledger run: collected and assembled a page at a time, each
-        // page's jobs let go once its requests are assembled. It must say exactly what the whole does.
+        // page's jobs let go once its requests are assembled and its rows spooled to disk. It must say exactly
+        // what the whole does, rows in the same order.
         let reopened = try await ServiceContext.open(configuration: try harness.configuration, logSink: { _ in })
+        let spoolDirectory = harness.directory.path + "/spool"
         let paged = try await ReportGenerator.dataset(
             collector: ReportCollector(
                 store: reopened.store, jobs: FixedJobs(jobs: [job]), findings: FixedFindings(run: findingRun),
                 options: ReportOptions(collectionPageSize: 1)),
-            assembler: ReportFixture.assembler, app: ServiceHarness.appID, period: period, at: now)
+            assembler: ReportFixture.assembler, app: ServiceHarness.appID, period: period, at: now,
+            spoolDirectory: spoolDirectory)
         await reopened.close()
         #expect(paged == dataset)
+        #expect(paged.subjects.map(\.pseudonym) == dataset.subjects.map(\.pseudonym))
+        // The spool is unlinked as soon as it is made: nothing is left in the directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spoolDirectory).isEmpty)
         #expect(paged.summary.total.received == 3 && paged.summary.total.completed == 1)
     }
 }

@@ -1,0 +1,173 @@
+import Foundation
+import LifecycleCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A period's request rows on disk, in report order (event time, then pseudonym, then event type), so that a
+/// large month's rows are never all in memory: the collect stage appends each page's rows as it assembles them
+/// (in account order), and the renderers read them back one at a time, in report order, as often as they
+/// pass over them.
+///
+/// The file is created and unlinked at once in the directory given (the reports directory, so it lies on the
+/// disk the report is written to, not on a `tmpfs`): nothing is left behind when the process ends, however it
+/// ends. What stays in memory is 24 bytes per request: its event time and where its record lies.
+public final class ReportRowSpool: Sendable {
+    struct Entry: Sendable {
+        var eventTime: Int64
+        var offset: Int64
+        var length: Int
+    }
+
+    private let descriptor: Int32
+    private let entries: [Entry]
+    /// Where the file was made, for the one line a read failure prints.
+    private let directory: String
+
+    public var count: Int { entries.count }
+
+    private init(descriptor: Int32, entries: [Entry], directory: String) {
+        self.descriptor = descriptor
+        self.entries = entries
+        self.directory = directory
+    }
+
+    deinit { close(descriptor) }
+
+    /// The row at `position` in report order.
+    public func row(at position: Int) -> ReportSubjectRow {
+        let entry = entries[position]
+        return Self.read(descriptor, entry, directory: directory) { bytes in
+            do { return try ReportRowCodec.decode(bytes) } catch {
+                fatalError("report row spool in \(directory): record \(position) does not decode")
+            }
+        }
+    }
+
+    /// Reads one record. The file is this process's own and unlinked, so a short read is a failing disk: it
+    /// stops the process with one line rather than render a report with a row missing.
+    private static func read<Result>(
+        _ descriptor: Int32, _ entry: Entry, directory: String, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(byteCount: max(entry.length, 1), alignment: 8) { buffer in
+            var done = 0
+            while done < entry.length {
+                let got = pread(
+                    descriptor, buffer.baseAddress! + done, entry.length - done, off_t(entry.offset) + off_t(done))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else {
+                    fatalError(
+                        "report row spool in \(directory): cannot read \(entry.length) bytes at \(entry.offset): "
+                            + String(cString: strerror(errno)))
+                }
+                done += got
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[0..<entry.length]))
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Appends rows in any order; ``finish()`` orders them. Writes through a 1 MiB buffer.
+    public final class Builder {
+        private let descriptor: Int32
+        private let directory: String
+        private var entries: [Entry] = []
+        private var buffer: [UInt8] = []
+        private var written: Int64 = 0
+        private var finished = false
+
+        /// A spool file in `directory`, unlinked as soon as it is made.
+        public init(directory: String) throws(Failure) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw Failure(description: "\(directory): cannot create the directory for the report's row spool")
+            }
+            var template = Array((directory + "/.report-rows.XXXXXX").utf8CString)
+            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard descriptor >= 0 else {
+                throw Failure(
+                    description: "\(directory): cannot create the report's row spool: "
+                        + String(cString: strerror(errno)))
+            }
+            _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            self.descriptor = descriptor
+            self.directory = directory
+            buffer.reserveCapacity(1 << 20)
+        }
+
+        deinit { if !finished { close(descriptor) } }
+
+        public func append(_ row: ReportSubjectRow) throws(Failure) {
+            let start = buffer.count
+            ReportRowCodec.encode(row, into: &buffer)
+            let length = buffer.count - start
+            entries.append(
+                Entry(eventTime: row.eventTime.millisecondsSinceEpoch, offset: written + Int64(start), length: length))
+            if buffer.count >= 1 << 20 { try flush() }
+        }
+
+        /// The rows appended, in report order.
+        public func finish() throws(Failure) -> ReportRowSpool {
+            try flush()
+            finished = true
+            let spool = ReportRowSpool(descriptor: descriptor, entries: try ordered(), directory: directory)
+            entries = []
+            return spool
+        }
+
+        /// By event time; the rare requests that share one are put in order by pseudonym and event type, read
+        /// back from the file.
+        private func ordered() throws(Failure) -> [Entry] {
+            var entries = entries
+            entries.sort { ($0.eventTime, $0.offset) < ($1.eventTime, $1.offset) }
+            var start = 0
+            while start < entries.count {
+                var end = start + 1
+                while end < entries.count, entries[end].eventTime == entries[start].eventTime { end += 1 }
+                if end - start > 1 {
+                    let keyed = entries[start..<end].map { entry in
+                        (
+                            key: ReportRowSpool.read(descriptor, entry, directory: directory) { bytes in
+                                try? ReportRowCodec.leadingKey(bytes)
+                            }, entry: entry
+                        )
+                    }
+                    guard keyed.allSatisfy({ $0.key != nil }) else {
+                        throw Failure(description: "\(directory): the report's row spool does not read back")
+                    }
+                    let sorted = keyed.sorted {
+                        ($0.key!.pseudonym, $0.key!.eventType) < ($1.key!.pseudonym, $1.key!.eventType)
+                    }
+                    entries.replaceSubrange(start..<end, with: sorted.map(\.entry))
+                }
+                start = end
+            }
+            return entries
+        }
+
+        private func flush() throws(Failure) {
+            var done = 0
+            while done < buffer.count {
+                let count = buffer.count - done
+                let wrote = buffer.withUnsafeBytes {
+                    pwrite(descriptor, $0.baseAddress! + done, count, off_t(written) + off_t(done))
+                }
+                if wrote < 0, errno == EINTR { continue }
+                guard wrote > 0 else {
+                    throw Failure(
+                        description: "\(directory): cannot write the report's row spool: "
+                            + String(cString: strerror(errno)))
+                }
+                done += wrote
+            }
+            written += Int64(buffer.count)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+}
