@@ -58,6 +58,41 @@ struct ReportBenchmarkTests {
         #expect(listed > 0 && listed < events / 5, "listed \(listed) of \(events)")
     }
 
+    /// The peak resident memory `bench report --json` reports for a month of `events` requests.
+    static func peakKiB(events: Int) async throws -> Int {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-report-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try await LifecycleProcess.run(
+            [
+                "bench", "report", "--events", String(events), "--keep", directory, "--policies",
+                ErasureScenario.shippedPolicies, "--json",
+            ],
+            // One malloc arena: otherwise how many arenas the threads happen to create moves the peak by more
+            // than the rows would, in a suite running beside it.
+            environment: ["MALLOC_ARENA_MAX": "1"], timeout: .seconds(600))
+        #expect(run.status == 0, "\(run)")
+        let json = try #require(
+            run.output.firstIndex(of: "{").map { JSONValue.parseIfValid(Array(run.output[$0...].utf8)) })
+        return Int(try #require(json?["peakResidentKiB"]?.integerValue))
+    }
+
+    @Test(
+        "a report's memory does not grow with its requests: the rows wait on disk, the log's leaves are made as written"
+    )
+    func memoryDoesNotGrowWithRequests() async throws {
+        // Both above the 1,000 requests the page lists one by one, so the page is the same size.
+        let small = try await Self.peakKiB(events: 1100)
+        let large = try await Self.peakKiB(events: 4100)
+        // Held in memory, each request's row took about 4.5 KiB (18 MiB more for 4,000 more requests), and the
+        // log held its leaf and receipt besides; spooled, what grows is a few values per request, the index
+        // and the store's cache.
+        let perRequest = Double(large - small) / 4000
+        #expect(
+            perRequest < 1.5, "\(small) KiB at 1,000 requests, \(large) KiB at 5,000: \(perRequest) KiB per request")
+    }
+
     @Test("above the page's limit the page lists the exceptions only, sums up the rest and says where it is")
     func exceptionsOnly() throws {
         var dataset = ReportFixture.dataset

@@ -136,6 +136,37 @@ struct TileWriterTests {
         }
     }
 
+    @Test("one entry at a time, each full tile is handed over as it fills; the files are the batch append's")
+    func streamedAppend() throws {
+        // 70,000 entries: full level-0 and level-1 tiles and entry bundles, partial ones at every level.
+        let all = Self.entries(70_000, seed: 9)
+        var batch = TileLogState.empty
+        let expected = try batch.append(all)
+        var streamed = TileLogState.empty
+        var handed: [TileFile] = []
+        var entriesRead = 0
+        // A sequence read lazily, so the test sees when each full file is handed over.
+        let lazily = all.lazy.map { entry in
+            entriesRead += 1
+            return entry
+        }
+        let partial = try streamed.append(lazily) { (file: TileFile) throws(TransparencyLogError) in
+            #expect(file.path.isFull)
+            // A full tile is handed over as soon as its last entry is read, not at the end.
+            let covered = file.path.kind == .entries ? 256 : 256 << (8 * Self.level(file.path))
+            #expect(entriesRead == Int(file.path.index + 1) * covered, "\(file.path)")
+            handed.append(file)
+        }
+        #expect(partial.allSatisfy { !$0.path.isFull } && !partial.isEmpty)
+        #expect(handed + partial == expected)
+        #expect(streamed == batch)
+    }
+
+    static func level(_ path: TilePath) -> Int {
+        if case .hashes(let level) = path.kind { return level }
+        return 0
+    }
+
     @Test("an entry too large for a bundle is refused before anything is written")
     func oversizedEntry() throws {
         var state = TileLogState.empty

@@ -393,32 +393,22 @@ public struct ReportAssembler: Sendable {
     /// The account inputs of the period by disposition, and the notifications of unknown types.
     static func inputCounts(_ inputs: ReportInputs) -> ReportInputCounts {
         var counts = ReportInputCounts.none
-        for event in inputs.events where inputs.period.contains(event.eventTime) {
-            switch event.disposition {
-            case .applied: counts.applied += 1
-            case .duplicate: counts.duplicate += 1
-            case .stale: counts.stale += 1
-            case .ignored: counts.ignored += 1
-            }
-        }
+        let tally = inputs.eventTally
+        counts.applied = tally.count(.applied)
+        counts.duplicate = tally.count(.duplicate)
+        counts.stale = tally.count(.stale)
+        counts.ignored = tally.count(.ignored)
         counts.notifications = inputs.notificationTypes.values.reduce(0, +)
         counts.unknownTypes = inputs.notificationTypes.filter { !AppleEventType(wireValue: $0.key).isKnown }
         return counts
     }
 
     private func eventsPerDay(_ inputs: ReportInputs) -> [ReportDailyEvents] {
-        var counts: [String: [String: Int]] = [:]
-        for event in inputs.events
-        where event.disposition != .duplicate && Self.chartedEventTypes.contains(event.kind)
-            && inputs.period.contains(event.eventTime)
-        {
-            counts[ReportPeriod.dayName(event.eventTime), default: [:]][event.kind.canonicalName, default: 0] += 1
-        }
+        let tally = inputs.eventTally
         return inputs.period.days(limit: options.maximumChartDays).map { start in
-            let day = ReportPeriod.dayName(start)
-            return ReportDailyEvents(
-                day: day,
-                counts: Self.chartedEventTypes.map { ($0.canonicalName, counts[day]?[$0.canonicalName] ?? 0) })
+            ReportDailyEvents(
+                day: ReportPeriod.dayName(start),
+                counts: Self.chartedEventTypes.map { ($0.canonicalName, tally.count(day: start, kind: $0)) })
         }
     }
 }

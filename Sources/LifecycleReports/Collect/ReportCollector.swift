@@ -26,7 +26,10 @@ public struct ReportCollector: Sendable {
     /// Everything at once: the period-wide inputs with every page's jobs, keys, revocations and decisions.
     public func collect(app: String, period: ReportPeriod, generatedAt: Instant) async throws -> ReportInputs {
         var (inputs, pages) = try await collect(app: app, period: period, generatedAt: generatedAt) { [$0] }
+        // The pages' events themselves, not only their counts: the whole is assembled from them at once.
+        inputs.countedEvents = ReportEventTally()
         for page in pages {
+            inputs.events += page.events
             inputs.jobs += page.jobs
             inputs.subjectKeys.merge(page.subjectKeys) { $0 + $1 }
             inputs.appleRevocations.merge(page.appleRevocations) { $1 }
@@ -38,14 +41,14 @@ public struct ReportCollector: Sendable {
     /// Page by page: `rows` turns one page's inputs (its accounts' events in the period, and every job, data
     /// key, revocation and decision of its deletion requests' subjects, with the master keys) into what the
     /// caller keeps of it, and the page is let go, so a caller that keeps only its requests' rows never holds a
-    /// large month's jobs at once. Returns the period-wide inputs without jobs, keys, revocations or decisions
-    /// (every event, the last reconcile's findings, the notification types and the master keys) and every
-    /// page's rows in page order.
+    /// large month's jobs at once. Returns the period-wide inputs without events, jobs, keys, revocations or
+    /// decisions (every event counted in ``ReportInputs/countedEvents``, the last reconcile's findings, the
+    /// notification types and the master keys) and every page's rows in page order.
     public func collect<Row>(
         app: String, period: ReportPeriod, generatedAt: Instant, rows: (ReportInputs) throws -> [Row]
     ) async throws -> (inputs: ReportInputs, rows: [Row]) {
         let masterKeys = try await store.read { try $0.masterKeys() }
-        var events: [ReportEvent] = []
+        var counted = ReportEventTally()
         var kept: [Row] = []
         var after: String? = nil
         let pageSize = options.collectionPageSize
@@ -61,7 +64,7 @@ public struct ReportCollector: Sendable {
             inputs.appleRevocations = Dictionary(page.revocations.map { ($0.subject, $0) }) { $1 }
             inputs.requestDecisions = Dictionary(grouping: page.decisions, by: \.request.subject)
             kept += try rows(inputs)
-            events += page.events
+            counted.count(page.events, period: period)
             guard page.count == pageSize, let last = page.last else { break }
             after = last
         }
@@ -69,8 +72,9 @@ public struct ReportCollector: Sendable {
             try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
         }
         var inputs = ReportInputs(
-            app: app, period: period, generatedAt: generatedAt, events: events, jobs: [],
+            app: app, period: period, generatedAt: generatedAt, events: [], jobs: [],
             findingRun: try await findings.lastReconcile(app: app), masterKeys: masterKeys)
+        inputs.countedEvents = counted
         inputs.notificationTypes = types
         return (inputs, kept)
     }

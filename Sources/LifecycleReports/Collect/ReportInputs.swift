@@ -25,6 +25,15 @@ public struct ReportInputs: Sendable {
     /// The extensions, holds and refusals of the subjects concerned, by subject
     /// (``StoreReader/requestDecisions(app:subject:)``).
     public var requestDecisions: [String: [StoredRequestDecision]] = [:]
+    /// Inputs of the period already counted and let go (the collector's pages), besides ``events``.
+    public var countedEvents = ReportEventTally()
+
+    /// Every input of the period counted: ``countedEvents`` and ``events``.
+    public var eventTally: ReportEventTally {
+        var tally = countedEvents
+        tally.count(events, period: period)
+        return tally
+    }
 
     public init(
         app: String, period: ReportPeriod, generatedAt: Instant, events: [ReportEvent], jobs: [ReportSubjectJob],

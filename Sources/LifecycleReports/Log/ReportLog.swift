@@ -75,34 +75,37 @@ public struct ReportLog: Sendable {
         for (line, text) in manifest[firstReceipted...] {
             groups.append(try known[line.sequence] ?? entries(line: line, text: text))
         }
-        let newLeaves = groups.dropFirst(logged - firstReceipted).flatMap(\.all)
+        // Made as they are appended: a large report's leaves come from its rows one at a time.
+        let newGroups = groups.dropFirst(logged - firstReceipted)
         var treeSize = size
-        if !newLeaves.isEmpty { treeSize = try publisher.append(Array(newLeaves)).checkpoint.checkpoint.size }
-        // The groups end at the log's last leaf: walk back from it to each outcome leaf's index.
+        if !newGroups.isEmpty {
+            treeSize = try publisher.append(newGroups.lazy.flatMap(\.leaves)).checkpoint.checkpoint.size
+        }
+        let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
+        try FileManager.default.createDirectory(atPath: receiptDirectory, withIntermediateDirectories: true)
+        // The groups end at the log's last leaf: walk back from it to each outcome leaf's index. Later leaves
+        // first, so the first receipt written per deletion is its latest outcome; each replaces its file whole,
+        // and one flush of the filesystem then makes them all durable.
         var end = treeSize
-        var receipts: [(key: ReportLogEntries.DeletionKey, index: UInt64, entry: [UInt8])] = []
+        var prover: LogProver?
+        var written = Set<ReceiptName>()
         for group in groups.reversed() {
-            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.all.count))
+            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.leafCount))
             guard !underflow else {
                 throw Failure(
                     description: "\(store.directory) holds fewer leaves than its reports give; run report verify")
             }
-            for (offset, outcome) in group.outcomes.enumerated() {
-                receipts.append((outcome.key, start + UInt64(offset), outcome.entry))
+            for offset in group.outcomes.indices.reversed() {
+                let outcome = group.outcomes[offset]
+                let path = outcome.key.receiptPath
+                guard written.insert(ReceiptName(path)).inserted else { continue }
+                if prover == nil { prover = try publisher.prover() }
+                let proof = try prover!.receipt(index: start + UInt64(offset), extra: outcome.entry)
+                try DurableFile.write(proof.bytes, to: appDirectory + "/" + path, mode: 0o644, flush: false)
             }
             end = start
         }
-        // Later leaves first, so the first receipt written per deletion is its latest outcome.
-        var written = Set<ReportLogEntries.DeletionKey>()
-        let latest = receipts.sorted(by: { $0.index > $1.index }).filter { written.insert($0.key).inserted }
-        let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
-        try FileManager.default.createDirectory(atPath: receiptDirectory, withIntermediateDirectories: true)
-        // Each receipt replaces its file whole; one flush of the filesystem then makes them all durable.
-        try publisher.receipts(latest.map { ($0.index, $0.entry) }) { position, proof in
-            try DurableFile.write(
-                proof.bytes, to: appDirectory + "/" + latest[position].key.receiptPath, mode: 0o644, flush: false)
-        }
-        if !latest.isEmpty { try DurableFile.syncFileSystem(holding: receiptDirectory) }
+        if !written.isEmpty { try DurableFile.syncFileSystem(holding: receiptDirectory) }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
             receiptsWritten: written.count, verifierKey: publisher.signer.verifierKey.text)
@@ -119,5 +122,19 @@ public struct ReportLog: Sendable {
         } catch {
             throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
         }
+    }
+}
+
+/// A receipt's file name as 16 bytes of its SHA-256: what ``ReportLog/catchUp(manifest:known:)`` remembers of
+/// each receipt it wrote, so an older report's receipt never replaces a later one's, without holding a
+/// million names.
+private struct ReceiptName: Hashable {
+    var high: UInt64
+    var low: UInt64
+
+    init(_ path: String) {
+        let digest = SHA256.hash(path)
+        high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

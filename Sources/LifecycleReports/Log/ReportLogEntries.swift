@@ -37,15 +37,29 @@ public struct ReportLogEntries: Hashable, Sendable {
     ]
 
     /// The deletion-outcome leaves, with the deletion each one is about.
-    public var outcomes: [(key: DeletionKey, entry: [UInt8])]
+    public var outcomes: ReportOutcomeLeaves
     /// The report leaf.
     public var report: [UInt8]
 
-    /// Every leaf, in log order.
-    public var all: [[UInt8]] { outcomes.map(\.entry) + [report] }
+    /// Every leaf, in log order, made as it is read: a report's outcome leaves from its rows, which may wait in
+    /// a spool, so a large report's leaves need not all be in memory.
+    public var leaves: FlattenSequence<[AnySequence<[UInt8]>]> {
+        [AnySequence(outcomes.lazy.map(\.entry)), AnySequence(CollectionOfOne(report))].joined()
+    }
 
-    public static func == (lhs: ReportLogEntries, rhs: ReportLogEntries) -> Bool { lhs.all == rhs.all }
-    public func hash(into hasher: inout Hasher) { hasher.combine(all) }
+    /// How many leaves: one per outcome, and the report leaf.
+    public var leafCount: Int { outcomes.count + 1 }
+
+    /// Every leaf, in log order, in memory.
+    public var all: [[UInt8]] { Array(leaves) }
+
+    public static func == (lhs: ReportLogEntries, rhs: ReportLogEntries) -> Bool {
+        lhs.leaves.elementsEqual(rhs.leaves)
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(leafCount)
+        for leaf in leaves { hasher.combine(leaf) }
+    }
 
     /// The log's origin line and key name (c2sp.org/tlog-checkpoint: the origin names the log; the key name
     /// should match it). App ids hold only `[a-z0-9_-]`, so it is a valid note key name.
@@ -87,26 +101,30 @@ public struct ReportLogEntries: Hashable, Sendable {
             throw Failure(description: "\(listed.path): not a JSON report with subjects[]")
         }
         if let rowFailure { throw rowFailure }
-        self.outcomes = outcomes
+        self.outcomes = ReportOutcomeLeaves(outcomes)
         report = Self.report(line: line, lineText: lineText)
     }
 
     /// The same leaves from the dataset the JSON file was rendered from (``ReportJSONRenderer``), without
     /// reading the file back: each row's members are the values the renderer writes, so the bytes equal those
-    /// a verifier derives from the file.
+    /// a verifier derives from the file. Each outcome leaf is made from its row when it is read.
     public init(line: ReportManifestLine, lineText: some Collection<UInt8>, dataset: ReportDataset) {
-        outcomes = dataset.subjects.map { subject in
-            var object = ReportJSONRenderer.outcomeMembers(subject)
-            object["kind"] = "deletion-outcome"
-            object["app"] = .string(line.app)
-            object["report"] = .integer(Int64(line.sequence))
-            return (
-                DeletionKey(
-                    subject: subject.pseudonym, eventType: subject.eventType, eventTime: subject.eventTime.iso8601),
-                Self.serialize(object)
-            )
-        }
+        outcomes = ReportOutcomeLeaves(rows: dataset.subjects, app: line.app, report: line.sequence)
         report = Self.report(line: line, lineText: lineText)
+    }
+
+    /// A row's deletion-outcome leaf in report `sequence` of `app`.
+    static func outcome(_ row: ReportSubjectRow, app: String, report sequence: Int) -> (
+        key: DeletionKey, entry: [UInt8]
+    ) {
+        var object = ReportJSONRenderer.outcomeMembers(row)
+        object["kind"] = "deletion-outcome"
+        object["app"] = .string(app)
+        object["report"] = .integer(Int64(sequence))
+        return (
+            DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601),
+            serialize(object)
+        )
     }
 
     private static func report(line: ReportManifestLine, lineText: some Collection<UInt8>) -> [UInt8] {
@@ -136,5 +154,36 @@ public struct ReportLogEntries: Hashable, Sendable {
 
     private static func serialize(_ object: [String: JSONValue]) -> [UInt8] {
         JSONValue.object(JSONObject(object)).encoded()
+    }
+}
+
+/// The deletion-outcome leaves of one report, in its order: held (derived from a JSON report as it was
+/// parsed) or made from each row when read (a dataset's rows, which may wait in a ``ReportRowSpool``).
+public struct ReportOutcomeLeaves: RandomAccessCollection, Sendable {
+    private enum Storage: Sendable {
+        case memory([(key: ReportLogEntries.DeletionKey, entry: [UInt8])])
+        case rows(ReportRows, app: String, report: Int)
+    }
+
+    private let storage: Storage
+
+    init(_ outcomes: [(key: ReportLogEntries.DeletionKey, entry: [UInt8])]) { storage = .memory(outcomes) }
+
+    init(rows: ReportRows, app: String, report: Int) { storage = .rows(rows, app: app, report: report) }
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        switch storage {
+        case .memory(let outcomes): outcomes.count
+        case .rows(let rows, _, _): rows.count
+        }
+    }
+
+    public subscript(position: Int) -> (key: ReportLogEntries.DeletionKey, entry: [UInt8]) {
+        switch storage {
+        case .memory(let outcomes): outcomes[position]
+        case .rows(let rows, let app, let report): ReportLogEntries.outcome(rows[position], app: app, report: report)
+        }
     }
 }

@@ -36,7 +36,10 @@ public struct LogPublisher: Sendable {
         return try SignedCheckpoint.open(bytes, origin: origin, trusting: [signer.verifierKey])
     }
 
-    public func append(_ entries: [[UInt8]]) throws(TransparencyLogError) -> Appended {
+    /// Appends `entries` in order. They are read once, one at a time, and each tile and entry bundle is
+    /// written as soon as it is full, so a sequence that makes its entries as it goes (a report's million
+    /// leaves) is never in memory at once.
+    public func append<Entries: Sequence<[UInt8]>>(_ entries: Entries) throws(TransparencyLogError) -> Appended {
         try store.withExclusiveLock { () throws(TransparencyLogError) -> Appended in
             let current = try currentCheckpoint()
             let size = current?.checkpoint.size ?? 0
@@ -48,14 +51,14 @@ public struct LogPublisher: Sendable {
                     "\(store.directory): the partial tiles of size \(size) give root \(state.rootHash), the checkpoint "
                         + "says \(root); the log is refusing to extend tiles that disagree with what it signed")
             }
-            let files = try state.append(entries)
             var paths: [String] = []
-            for file in files {
+            func publish(_ file: TileFile) throws(TransparencyLogError) {
                 // Same bytes already there (a retried append): nothing to do.
-                if try store.read(file.path.path) == file.bytes { continue }
+                if try store.read(file.path.path) == file.bytes { return }
                 try store.write(file.path.path, file.bytes)
                 paths.append(file.path.path)
             }
+            for file in try state.append(entries, full: publish) { try publish(file) }
             let signed = try SignedCheckpoint.sign(
                 Checkpoint(origin: origin, size: state.size, rootHash: state.rootHash), with: signer)
             try store.write(Self.checkpointPath, signed.bytes)
@@ -65,23 +68,26 @@ public struct LogPublisher: Sendable {
     }
 
     /// tlog-proof receipts for many entries against the current checkpoint, handed to `body` in the order
-    /// asked: the checkpoint is read and its signature checked once, and one tile reader (with its cache of
-    /// recent tiles) serves every proof, so a report's million receipts read each tile about once. Asking in
-    /// index order, up or down, is what makes the cache hit.
+    /// asked (``prover()``).
     public func receipts(
         _ entries: [(index: UInt64, extra: [UInt8]?)], _ body: (Int, LogProof) throws -> Void
     ) throws {
         guard !entries.isEmpty else { return }
+        let prover = try prover()
+        for (position, entry) in entries.enumerated() {
+            try body(position, try prover.receipt(index: entry.index, extra: entry.extra))
+        }
+    }
+
+    /// Makes tlog-proof receipts against the current checkpoint: the checkpoint is read and its signature
+    /// checked once, and one tile reader (with its cache of recent tiles) serves every proof, so a report's
+    /// million receipts read each tile about once. Asking in index order, up or down, is what makes the cache
+    /// hit.
+    public func prover() throws(TransparencyLogError) -> LogProver {
         guard let current = try currentCheckpoint() else {
             throw TransparencyLogError(.invalidArgument, "\(store.directory) has no checkpoint yet")
         }
-        let reader = TileHashReader(store: store, treeSize: current.checkpoint.size)
-        for (position, entry) in entries.enumerated() {
-            let proof = try reader.tree.inclusionProof(index: entry.index, size: current.checkpoint.size)
-            try body(
-                position,
-                LogProof(extra: entry.extra, index: entry.index, hashes: proof.hashes, checkpoint: current.bytes))
-        }
+        return LogProver(checkpoint: current, reader: TileHashReader(store: store, treeSize: current.checkpoint.size))
     }
 
     /// A tlog-proof receipt for the entry at `index` against the current checkpoint. `extra` travels with it
@@ -93,5 +99,17 @@ public struct LogPublisher: Sendable {
         let reader = TileHashReader(store: store, treeSize: current.checkpoint.size)
         let proof = try reader.tree.inclusionProof(index: index, size: current.checkpoint.size)
         return LogProof(extra: extra, index: index, hashes: proof.hashes, checkpoint: current.bytes)
+    }
+}
+
+/// Receipts against one signed checkpoint (``LogPublisher/prover()``).
+public struct LogProver {
+    public let checkpoint: SignedCheckpoint
+    let reader: TileHashReader
+
+    /// A tlog-proof receipt for the entry at `index`; `extra` travels with it unauthenticated.
+    public func receipt(index: UInt64, extra: [UInt8]?) throws(TransparencyLogError) -> LogProof {
+        let proof = try reader.tree.inclusionProof(index: index, size: checkpoint.checkpoint.size)
+        return LogProof(extra: extra, index: index, hashes: proof.hashes, checkpoint: checkpoint.bytes)
     }
 }

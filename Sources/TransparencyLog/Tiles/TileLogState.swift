@@ -78,29 +78,38 @@ public struct TileLogState: Hashable, Sendable {
     /// Appends `entries` and returns the files to publish for the new size: every tile and entry bundle that
     /// became full (written once, never again), and the partial ones of the new size. Files of the old size
     /// are never among them, so published history is never rewritten (c2sp.org/tlog-tiles: full tiles are
-    /// immutable; partial tiles of each checkpointed size stay available).
+    /// immutable; partial tiles of each checkpointed size stay available). Every entry is checked before any
+    /// is appended.
     public mutating func append(_ entries: [[UInt8]]) throws(TransparencyLogError) -> [TileFile] {
-        for entry in entries where entry.count > TileContent.maximumEntryByteCount {
-            throw TransparencyLogError(
-                .invalidArgument,
-                "a log entry of \(entry.count) bytes exceeds the \(TileContent.maximumEntryByteCount) an entry bundle "
-                    + "holds")
-        }
-        let (newSize, overflow) = size.addingReportingOverflow(UInt64(entries.count))
-        guard !overflow else { throw TransparencyLogError(.invalidArgument, "the log cannot grow past 2^64 entries") }
-        let oldSize = size
+        for entry in entries { try Self.check(entry) }
         var files: [TileFile] = []
+        let partial = try append(entries) { (file: TileFile) throws(TransparencyLogError) in files.append(file) }
+        return files + partial
+    }
+
+    /// The same, one entry at a time, for more entries than should be in memory at once: each tile and entry
+    /// bundle that becomes full is handed to `full` as soon as it does (and can be written and let go), and
+    /// the partial ones of the new size are returned at the end. An entry too long for a bundle stops the
+    /// append there, the state holding the entries before it.
+    public mutating func append<Entries: Sequence<[UInt8]>>(
+        _ entries: Entries, full: (TileFile) throws(TransparencyLogError) -> Void
+    ) throws(TransparencyLogError) -> [TileFile] {
+        let oldSize = size
         for entry in entries {
+            try Self.check(entry)
+            guard size < UInt64.max else {
+                throw TransparencyLogError(.invalidArgument, "the log cannot grow past 2^64 entries")
+            }
             pendingEntries.append(entry)
             if pendingEntries.count == TilePath.fullWidth {
                 let path = TilePath(kind: .entries, index: (size + 1) / UInt64(TilePath.fullWidth) - 1)
-                files.append(TileFile(path: path, bytes: try TileContent.entryBundle(pendingEntries)))
+                try full(TileFile(path: path, bytes: try TileContent.entryBundle(pendingEntries)))
                 pendingEntries.removeAll(keepingCapacity: true)
             }
-            push(MerkleHash.leaf(entry), level: 0, files: &files)
+            try push(MerkleHash.leaf(entry), level: 0, full: full)
             size += 1
         }
-        precondition(size == newSize)
+        var files: [TileFile] = []
         // Partial tiles of the new size, where they differ from the old size's.
         for level in edges.indices where !edges[level].isEmpty {
             let path = TilePath(
@@ -120,19 +129,29 @@ public struct TileLogState: Hashable, Sendable {
         return files
     }
 
-    /// Adds a hash to `level`; a tile that fills is emitted and its root carried to the level above.
-    private mutating func push(_ hash: MerkleHash, level: Int, files: inout [TileFile]) {
+    private static func check(_ entry: [UInt8]) throws(TransparencyLogError) {
+        guard entry.count <= TileContent.maximumEntryByteCount else {
+            throw TransparencyLogError(
+                .invalidArgument,
+                "a log entry of \(entry.count) bytes exceeds the \(TileContent.maximumEntryByteCount) an entry bundle "
+                    + "holds")
+        }
+    }
+
+    /// Adds a hash to `level`; a tile that fills is handed to `full` and its root carried to the level above.
+    private mutating func push(
+        _ hash: MerkleHash, level: Int, full: (TileFile) throws(TransparencyLogError) -> Void
+    ) throws(TransparencyLogError) {
         if edges.count == level { edges.append([]) }
         edges[level].append(hash)
         guard edges[level].count == TilePath.fullWidth else { return }
         // The leaves before this hash's tile, in units of this level's tiles.
         let tileSpan = UInt64(8 * (level + 1))
         let index = (size + 1) >> tileSpan - 1
-        let full = edges[level]
-        files.append(
-            TileFile(path: TilePath(kind: .hashes(level: level), index: index), bytes: TileContent.hashTile(full)))
+        let tile = edges[level]
+        try full(TileFile(path: TilePath(kind: .hashes(level: level), index: index), bytes: TileContent.hashTile(tile)))
         edges[level].removeAll(keepingCapacity: true)
-        push(MerkleHash.perfectTreeRoot(full[...]), level: level + 1, files: &files)
+        try push(MerkleHash.perfectTreeRoot(tile[...]), level: level + 1, full: full)
     }
 }
 
