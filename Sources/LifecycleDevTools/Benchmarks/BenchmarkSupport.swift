@@ -25,11 +25,30 @@ enum BenchmarkSupport {
         return path
     }
 
-    /// The process's peak resident set size so far: `ru_maxrss` of getrusage(2), in KiB on Linux.
+    /// The process's peak resident set size since ``resetPeakResident()``, in KiB: `VmHWM` of
+    /// `/proc/self/status`. Not `ru_maxrss` of getrusage(2), which cannot be reset: a process started by a large
+    /// one (a test runner, an IDE) begins with its parent's resident size as its peak, so a small benchmark
+    /// started from one would report its parent's memory. `ru_maxrss` where `/proc` is not there.
     static func peakResidentKiB() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kibibytes = Int(
+                line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        {
+            return kibibytes
+        }
         var usage = rusage()
         guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
         return Int(usage.ru_maxrss)
+    }
+
+    /// Resets the peak resident set size to the current one (`5` to `/proc/self/clear_refs`, Linux 4.0 and
+    /// later), so that ``peakResidentKiB()`` measures this benchmark and not what the process inherited.
+    static func resetPeakResident() {
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, "5", 1)
+        close(descriptor)
     }
 
     static func seconds(_ duration: Duration) -> Double {

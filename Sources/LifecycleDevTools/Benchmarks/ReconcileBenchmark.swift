@@ -92,7 +92,7 @@ package struct ReconcileBenchmark {
                 accounts        \(accounts) service accounts, \(appRows) app rows (seed \(seed))
                 setup           \(format(setupSeconds)) s (app database \(format(appDatabaseSeconds)) s, service store \(format(serviceStoreSeconds)) s)
                 reconcile       \(format(runSeconds)) s, \(Int(recordsPerSecond.rounded())) records/s (\(recordsRead) app records, \(accountsRead) accounts read, \(registered) registered)
-                peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (max resident set size)
+                peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (peak resident set size, VmHWM)
                 findings
                 \(rows.joined(separator: "\n"))
                 result          \(matches ? "every planted discrepancy found, nothing else" : "MISMATCH between planted and found")
@@ -108,6 +108,7 @@ package struct ReconcileBenchmark {
         defer { if options.directory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let population = ReconcileBenchmarkPopulation(count: options.accounts, seed: options.seed, asOf: asOf)
         let clock = ContinuousClock()
+        BenchmarkSupport.resetPeakResident()
         let setupStarted = clock.now
 
         progress("writing the app database (\(options.accounts) accounts) …")

@@ -82,7 +82,7 @@ package struct ReportBenchmark {
                 requests        \(events) deletion requests in one month (seed \(seed)), \(jobs) erasure jobs, \(steps) steps
                 setup           \(format(setupSeconds)) s (store written directly, not part of the run)
                 report          \(format(runSeconds)) s, \(Int(requestsPerSecond.rounded())) requests/s (collect, assemble, render, write, sign)
-                peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (max resident set size)
+                peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (peak resident set size, VmHWM)
                 files           \(sizes.joined(separator: ", "))
                 outcomes        \(summary.received) received: \(summary.completed) completed, \(summary.overdue) overdue, \(summary.failed) failed, \(summary.pending) pending, \(summary.cancelled) cancelled
                 verify          \(format(verifySeconds)) s: \(verified ? "the written report verifies (file hashes, hash chain, signature, log)" : "FAILED: \(problem ?? "unknown")")
@@ -105,6 +105,7 @@ package struct ReportBenchmark {
         }
         let population = ReportBenchmarkPopulation(count: options.events, seed: options.seed, period: period)
         let clock = ContinuousClock()
+        BenchmarkSupport.resetPeakResident()
         let setupStarted = clock.now
 
         progress("writing the service store (\(options.events) deletion requests) …")
