@@ -1,3 +1,4 @@
+import Foundation
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleEngine
@@ -52,7 +53,8 @@ public struct ReportGenerator: Sendable {
 
     /// What a report of `app` and `period` would say at `now`, without writing, signing or logging anything:
     /// the request ledger (`GET /v1/requests`, `lifecycle report requests`) reads the same dataset the report
-    /// files are rendered from. Its rows wait in a spool under `reports.directory`.
+    /// files are rendered from. Its rows wait in a spool under `reports.directory`, or in the temporary
+    /// directory when that cannot be written (a reader needs no report directory of its own).
     public static func dataset(
         configuration: ServiceConfiguration, store: any Store, app: String, period: ReportPeriod, at now: Instant
     ) async throws -> ReportDataset {
@@ -60,25 +62,25 @@ public struct ReportGenerator: Sendable {
             store: store, jobs: StoreErasureJobSource(store: store), findings: StoreFindingSource(store: store))
         return try await dataset(
             collector: collector, assembler: assembler(configuration: configuration), app: app, period: period, at: now,
-            spoolDirectory: configuration.reports.directory)
+            spoolDirectories: [configuration.reports.directory, NSTemporaryDirectory()])
     }
 
     public func generate(app: String, period: ReportPeriod, at now: Instant) async throws -> ReportWriter.Written {
         try writer.write(
             await Self.dataset(
                 collector: collector, assembler: assembler, app: app, period: period, at: now,
-                spoolDirectory: writer.directory))
+                spoolDirectories: [writer.directory]))
     }
 
     /// Collects and assembles page by page: each page's requests are assembled as it is read, their rows
-    /// appended to a ``ReportRowSpool`` in `spoolDirectory` and their jobs let go, so a large month's jobs,
+    /// appended to a ``ReportRowSpool`` in the first of `spoolDirectories` it can be made in, and their jobs let go, so a large month's jobs,
     /// steps and rows are never all in memory; the summary is counted from a few values per request. The same
     /// dataset as ``ReportAssembler/assemble(_:)`` over ``ReportCollector/collect(app:period:generatedAt:)``.
     public static func dataset(
         collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant,
-        spoolDirectory: String
+        spoolDirectories: [String]
     ) async throws -> ReportDataset {
-        let spool = try ReportRowSpool.Builder(directory: spoolDirectory)
+        let spool = try ReportRowSpool.Builder(directories: spoolDirectories)
         let (inputs, facts) = try await collector.collect(app: app, period: period, generatedAt: now) { page in
             try assembler.requests(page).map { request in
                 try spool.append(request.row)

@@ -94,6 +94,26 @@ struct ReportBenchmarkTests {
             perRequest < 1.5, "\(small) KiB at 1,100 requests, \(large) KiB at 4,100: \(perRequest) KiB per request")
     }
 
+    @Test("failed jobs beyond the page's limit are counted, the first ones by event time listed")
+    func failedTargetsBeyondLimit() throws {
+        var dataset = ReportFixture.dataset
+        let failed = try #require(dataset.subjects.first { $0.targets.contains { $0.status == "failed" } })
+        let rows = (0..<5).map { index in
+            var row = failed
+            row.pseudonym = "ps_failed\(index)"
+            row.eventTime = row.eventTime.adding(milliseconds: Int64(index))
+            return row
+        }
+        dataset.subjects = ReportRows(rows)
+        dataset.pageRequestLimit = 2
+        let html = String(decoding: ReportHTMLRenderer.render(dataset), as: UTF8.self)
+        let start = try #require(html.range(of: "<h2>Failed jobs</h2>"))
+        let section = html[start.upperBound...].components(separatedBy: "</section>")[0]
+        #expect(section.contains("The first 2 of <b data-figure=\"failedTargets\">5</b> by event time."))
+        #expect(section.contains("ps_failed0") && section.contains("ps_failed1"))
+        #expect(!section.contains("ps_failed2") && !section.contains("ps_failed4"))
+    }
+
     @Test("above the page's limit the page lists the exceptions only, sums up the rest and says where it is")
     func exceptionsOnly() throws {
         var dataset = ReportFixture.dataset

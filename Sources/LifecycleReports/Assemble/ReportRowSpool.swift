@@ -81,24 +81,38 @@ public final class ReportRowSpool: Sendable {
         private var finished = false
 
         /// A spool file in `directory`, unlinked as soon as it is made.
-        public init(directory: String) throws(Failure) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw Failure(description: "\(directory): cannot create the directory for the report's row spool")
+        public convenience init(directory: String) throws(Failure) {
+            try self.init(directories: [directory])
+        }
+
+        /// A spool file in the first of `directories` where one can be made (the reports directory, then the
+        /// temporary directory for a reader such as the request ledger that may run where reports cannot be
+        /// written), unlinked as soon as it is made.
+        public init(directories: [String]) throws(Failure) {
+            var reasons: [String] = []
+            for directory in directories {
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                } catch {
+                    reasons.append("\(directory): cannot create the directory")
+                    continue
+                }
+                var template = Array((directory + "/.report-rows.XXXXXX").utf8CString)
+                let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+                guard descriptor >= 0 else {
+                    reasons.append("\(directory): " + String(cString: strerror(errno)))
+                    continue
+                }
+                _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+                self.descriptor = descriptor
+                self.directory = directory
+                buffer.reserveCapacity(1 << 20)
+                return
             }
-            var template = Array((directory + "/.report-rows.XXXXXX").utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard descriptor >= 0 else {
-                throw Failure(
-                    description: "\(directory): cannot create the report's row spool: "
-                        + String(cString: strerror(errno)))
-            }
-            _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            self.descriptor = descriptor
-            self.directory = directory
-            buffer.reserveCapacity(1 << 20)
+            throw Failure(
+                description: "cannot create the report's row spool: " + reasons.joined(separator: "; ")
+                    + "; fix: make reports.directory writable")
         }
 
         deinit { if !finished { close(descriptor) } }

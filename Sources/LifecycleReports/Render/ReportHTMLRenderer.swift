@@ -376,19 +376,23 @@ public enum ReportHTMLRenderer {
     }
 
     private static func failedSection(_ dataset: ReportDataset) -> String {
-        var rows = dataset.subjects.flatMap { row in
-            row.targets.filter { $0.status == "failed" || $0.status == "unverified" }.map { target in
-                [
+        // One pass, making the cells of only the targets it lists: a week's outage of one target fails a
+        // target of every request, and the rows may be read back from a spool one at a time.
+        var rows: [[String]] = []
+        var total = 0
+        for row in dataset.subjects {
+            for target in row.targets where target.status == "failed" || target.status == "unverified" {
+                total += 1
+                guard rows.count < dataset.pageRequestLimit else { continue }
+                rows.append([
                     subject(row.pseudonym) + "<br>" + token(row.eventType),
                     "\(token(target.target)) \(token("(\(target.rule))"))",
                     "\(token(target.status)), \(token("\(target.attempts) attempts"))",
                     time("finished", target.finishedAt) + time("deadline", target.deadline),
                     target.errorCode.map(token) ?? "",
-                ]
+                ])
             }
         }
-        let total = rows.count
-        rows = Array(rows.prefix(dataset.pageRequestLimit))
         let shown =
             total > rows.count
             ? " The first \(rows.count) of <b data-figure=\"failedTargets\">\(total)</b> by event time. \(fullDetailText)"

@@ -188,7 +188,8 @@ struct ReportPipelineTests {
                 store: reopened.store, jobs: FixedJobs(jobs: [job]), findings: FixedFindings(run: findingRun),
                 options: ReportOptions(collectionPageSize: 1)),
             assembler: ReportFixture.assembler, app: ServiceHarness.appID, period: period, at: now,
-            spoolDirectory: spoolDirectory)
+            // A reports directory that cannot be made (under a file) falls through to the next.
+            spoolDirectories: ["/dev/null/reports", spoolDirectory])
         await reopened.close()
         #expect(paged == dataset)
         #expect(paged.subjects.map(\.pseudonym) == dataset.subjects.map(\.pseudonym))

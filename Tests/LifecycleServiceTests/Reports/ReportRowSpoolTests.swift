@@ -130,6 +130,20 @@ struct ReportRowSpoolTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("a spool is made in the first directory that takes one; none taking one is one line naming each")
+    func directories() throws {
+        let directory = try TemporaryDirectory()
+        let builder = try ReportRowSpool.Builder(directories: ["/dev/null/reports", directory.path])
+        try builder.append(Self.fullRow)
+        #expect(Array(ReportRows(spool: try builder.finish())) == [Self.fullRow])
+        let error = #expect(throws: ReportRowSpool.Failure.self) {
+            try ReportRowSpool.Builder(directories: ["/dev/null/reports", "/dev/null/tmp"])
+        }
+        let message = error?.description ?? ""
+        #expect(message.contains("/dev/null/reports") && message.contains("/dev/null/tmp"), "\(message)")
+        #expect(!message.contains("\n") && message.contains("fix: make reports.directory writable"))
+    }
+
     @Test("a report rendered from the spool is the report rendered from memory, byte for byte")
     func rendersTheSame() throws {
         let directory = try TemporaryDirectory()
