@@ -23,12 +23,14 @@ enum ReportCharts {
 
     /// Days to complete per event type: every completed request as a dot, the median and p95 as marks, the
     /// deadline as a red line and the time allowed as a shaded band.
-    static func daysToErasure(_ dataset: ReportDataset) -> String {
+    static func daysToErasure(_ dataset: ReportDataset, _ rows: ReportPageRows) -> String {
         let types = dataset.summary.byType.filter { $0.received > 0 }
         guard !types.isEmpty else { return "<p class=\"empty\">No deletion request in this period.</p>" }
-        let observed = dataset.subjects.compactMap(\.daysToComplete)
         let maximum = max(
-            1, (types.compactMap(\.deadlineDays) + types.compactMap(\.p95DaysToComplete) + observed).max() ?? 1)
+            1,
+            (types.compactMap(\.deadlineDays) + types.compactMap(\.p95DaysToComplete)
+                + (rows.longest.map { [$0] } ?? []))
+                .max() ?? 1)
         let step = tickStep(maximum: maximum * 1.05, count: 8)
         let axisMax = (maximum * 1.05 / step).rounded(.up) * step
         let plotWidth = width - labelWidth - rightMargin
@@ -67,9 +69,7 @@ enum ReportCharts {
             // Above the page's request limit, one dot per pixel column and lateness: a million dots would draw
             // the same band, in a page no browser opens.
             var drawn: Set<Int> = []
-            for row in dataset.subjects where row.eventType == summary.type {
-                guard let days = row.daysToComplete else { continue }
-                let late = row.onTime == false
+            for (days, late) in rows.dots[summary.type] ?? [] {
                 if !dataset.pageListsEveryRequest {
                     guard drawn.insert(Int(x(days).rounded()) * 2 + (late ? 1 : 0)).inserted else { continue }
                 }

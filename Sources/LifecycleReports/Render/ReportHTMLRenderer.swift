@@ -11,6 +11,8 @@ public enum ReportHTMLRenderer {
 
     static func page(_ dataset: ReportDataset) -> String {
         let e = HTMLText.escape
+        // The rows are read once, here, for every section that needs them.
+        let rows = ReportPageRows(dataset)
         let period = "\(ReportPeriod.dayName(dataset.period.from)) to \(ReportPeriod.dayName(dataset.coveredUntil))"
         var html = """
             <!DOCTYPE html>
@@ -33,7 +35,7 @@ public enum ReportHTMLRenderer {
         html += """
             <section>
             <h2>Days from event to completed erasure, against the deadline</h2>
-            \(ReportCharts.daysToErasure(dataset))<p class="legend"><span class="key dot-key"></span> \(dataset.pageListsEveryRequest ? "one completed request" : "completed requests (one dot per position)")
+            \(ReportCharts.daysToErasure(dataset, rows))<p class="legend"><span class="key dot-key"></span> \(dataset.pageListsEveryRequest ? "one completed request" : "completed requests (one dot per position)")
             <span class="key late-key"></span> completed late <span class="key median-key"></span> median
             <span class="key p95-key"></span> 95th percentile <span class="key deadline-key"></span> deadline
             (shaded: time allowed)</p>
@@ -46,10 +48,10 @@ public enum ReportHTMLRenderer {
             """
         html += inputsSection(dataset)
         html += findingsSection(dataset)
-        html += retainedSection(dataset)
-        html += remainingCopiesSection(dataset)
-        html += failedSection(dataset)
-        html += requestsSection(dataset)
+        html += retainedSection(dataset, rows)
+        html += remainingCopiesSection(dataset, rows)
+        html += failedSection(dataset, rows)
+        html += requestsSection(dataset, rows)
         html += glossarySection(dataset)
         html += integritySection(dataset)
         return html + "</body>\n</html>\n"
@@ -261,10 +263,10 @@ public enum ReportHTMLRenderer {
         return html + "</section>\n"
     }
 
-    private static func retainedSection(_ dataset: ReportDataset) -> String {
+    private static func retainedSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
         let e = HTMLText.escape
-        guard dataset.pageListsEveryRequest else { return retainedTotalsSection(dataset) }
-        let rows = dataset.subjects.flatMap { row in
+        guard dataset.pageListsEveryRequest else { return retainedTotalsSection(dataset, page) }
+        let rows = page.all.flatMap { row in
             row.retained.map {
                 [
                     subject(row.pseudonym) + "<br>" + token(row.eventType), token($0.category), e($0.basis),
@@ -281,27 +283,9 @@ public enum ReportHTMLRenderer {
 
     /// The retained items of a period with more requests than the page lists: one line per category, legal
     /// basis and status, with how many and the purge dates they span.
-    private static func retainedTotalsSection(_ dataset: ReportDataset) -> String {
-        struct Group: Hashable {
-            var category: String
-            var basis: String
-            var status: String
-        }
-        var counts: [Group: (count: Int, first: Instant, last: Instant)] = [:]
-        var order: [Group] = []
-        for row in dataset.subjects {
-            for item in row.retained {
-                let group = Group(category: item.category, basis: item.basis, status: item.status)
-                if let seen = counts[group] {
-                    counts[group] = (seen.count + 1, min(seen.first, item.purgeAt), max(seen.last, item.purgeAt))
-                } else {
-                    counts[group] = (1, item.purgeAt, item.purgeAt)
-                    order.append(group)
-                }
-            }
-        }
-        let rows = order.map { group -> [String] in
-            let value = counts[group] ?? (0, dataset.generatedAt, dataset.generatedAt)
+    private static func retainedTotalsSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
+        let rows = page.retainedOrder.map { group -> [String] in
+            let value = page.retained[group] ?? (0, dataset.generatedAt, dataset.generatedAt)
             return [
                 token(group.category), HTMLText.escape(group.basis), String(value.count),
                 "\(token(value.first.iso8601)) to \(token(value.last.iso8601))", token(group.status),
@@ -318,22 +302,8 @@ public enum ReportHTMLRenderer {
     /// The remaining copies of a period with more requests than the page lists: how many requests have a
     /// bound, the latest date by which every backup copy is beyond use, and the master keys of their
     /// destroyed data keys.
-    private static func remainingCopiesTotalsSection(_ dataset: ReportDataset) -> String {
-        var bounded = 0
-        var unknown = 0
-        var latest: Instant? = nil
-        var keys: [String: (count: Int, text: String)] = [:]
-        for row in dataset.subjects {
-            guard let copies = row.remainingCopies else { continue }
-            bounded += 1
-            if let end = copies.backupsBeyondUseBy { latest = max(latest ?? end, end) } else { unknown += 1 }
-            if let key = copies.masterKey {
-                let text =
-                    key.retiredAt.map { "rotated away \(token($0.iso8601))" }
-                    ?? key.rotationDueBy.map { "rotation due by \(token($0.iso8601))" } ?? "in force"
-                keys[key.id] = ((keys[key.id]?.count ?? 0) + 1, text)
-            }
-        }
+    private static func remainingCopiesTotalsSection(_ page: ReportPageRows) -> String {
+        let (bounded, unknown, latest, keys) = (page.bounded, page.unknownBounds, page.latestBound, page.masterKeys)
         var html = "<section>\n<h2>Remaining copies</h2>\n"
         guard bounded > 0 else { return html + "<p class=\"empty\">No erasure in this period.</p>\n</section>\n" }
         html +=
@@ -349,10 +319,10 @@ public enum ReportHTMLRenderer {
                 empty: "No data key of the service's own copies was destroyed.") + "</section>\n"
     }
 
-    private static func remainingCopiesSection(_ dataset: ReportDataset) -> String {
+    private static func remainingCopiesSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
         let e = HTMLText.escape
-        guard dataset.pageListsEveryRequest else { return remainingCopiesTotalsSection(dataset) }
-        let rows = dataset.subjects.compactMap { row -> [String]? in
+        guard dataset.pageListsEveryRequest else { return remainingCopiesTotalsSection(page) }
+        let rows = page.all.compactMap { row -> [String]? in
             guard let copies = row.remainingCopies else { return nil }
             let backups =
                 "<div><span class=\"label\">backups beyond use by</span> "
@@ -375,23 +345,16 @@ public enum ReportHTMLRenderer {
                 empty: "No erasure in this period.") + "</section>\n"
     }
 
-    private static func failedSection(_ dataset: ReportDataset) -> String {
-        // One pass, making the cells of only the targets it lists: a week's outage of one target fails a
-        // target of every request, and the rows may be read back from a spool one at a time.
-        var rows: [[String]] = []
-        var total = 0
-        for row in dataset.subjects {
-            for target in row.targets where target.status == "failed" || target.status == "unverified" {
-                total += 1
-                guard rows.count < dataset.pageRequestLimit else { continue }
-                rows.append([
-                    subject(row.pseudonym) + "<br>" + token(row.eventType),
-                    "\(token(target.target)) \(token("(\(target.rule))"))",
-                    "\(token(target.status)), \(token("\(target.attempts) attempts"))",
-                    time("finished", target.finishedAt) + time("deadline", target.deadline),
-                    target.errorCode.map(token) ?? "",
-                ])
-            }
+    private static func failedSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
+        let total = page.failedCount
+        let rows = page.failed.map { failed in
+            [
+                subject(failed.pseudonym) + "<br>" + token(failed.eventType),
+                "\(token(failed.target.target)) \(token("(\(failed.target.rule))"))",
+                "\(token(failed.target.status)), \(token("\(failed.target.attempts) attempts"))",
+                time("finished", failed.target.finishedAt) + time("deadline", failed.target.deadline),
+                failed.target.errorCode.map(token) ?? "",
+            ]
         }
         let shown =
             total > rows.count
@@ -426,24 +389,19 @@ public enum ReportHTMLRenderer {
         + "and JSON files (the same name as this page, ending <code>.csv</code> and <code>.json</code>), hashed and "
         + "signed in the same manifest line as this page."
 
-    private static func requestsSection(_ dataset: ReportDataset) -> String {
+    private static func requestsSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
         let e = HTMLText.escape
         let listed: [ReportSubjectRow]
         var html: String
         if dataset.pageListsEveryRequest {
-            listed = Array(dataset.subjects)
+            listed = page.all
             html = "<section class=\"requests\">\n<h2>Every request</h2>\n"
             html +=
                 "<p class=\"meta\">One block per deletion request, by event time: the subject, then where the request "
                 + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
                 + "hold or denial with its reason.</p>\n"
         } else {
-            // One pass, keeping only the rows it lists: the rows may be read back from a spool one at a time.
-            var exceptions = (count: 0, first: [ReportSubjectRow]())
-            for row in dataset.subjects where row.isException {
-                exceptions.count += 1
-                if exceptions.first.count < dataset.pageRequestLimit { exceptions.first.append(row) }
-            }
+            let exceptions = (count: page.exceptionCount, first: page.exceptions)
             listed = exceptions.first
             html = "<section class=\"requests\">\n<h2>Exceptions</h2>\n"
             html +=
