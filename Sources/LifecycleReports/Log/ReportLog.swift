@@ -12,7 +12,8 @@ import TransparencyLog
 /// append and so under one new checkpoint, the leaves of every manifest line after it. A report written and
 /// appended once is never appended again (idempotent), and a manifest line that a crash left outside the log
 /// is appended by the next write (repaired). Receipts follow the checkpoint: for every line appended, and
-/// for the line before them (whose receipts a crash may have cut short), each deletion's receipt is written
+/// for the line before them unless `receipts/.complete` says the log's receipts were all written (a crash
+/// may have cut them short), each deletion's receipt is written
 /// against the new checkpoint, through a temporary file and a rename; one `syncfs(2)` then makes them all
 /// durable together (an `fsync` per receipt cost about a millisecond each, most of a large month's report).
 public struct ReportLog: Sendable {
@@ -69,8 +70,11 @@ public struct ReportLog: Sendable {
                 description: "\(store.directory): the log holds manifest line \(logged) but the manifest has only "
                     + "\(manifest.count) lines; run report verify")
         }
-        // The line before the new ones, whose receipts a crash after its append may have left unwritten.
-        let firstReceipted = max(logged - 1, 0)
+        // The line before the new ones, whose receipts a crash after its append may have left unwritten —
+        // unless the receipts of the log as it stands were all written (the marker names its size): then its
+        // report, which may be a large month's, is not read back again.
+        let receiptsComplete = size > 0 && Self.receiptedSize(appDirectory: appDirectory) == size
+        let firstReceipted = receiptsComplete ? logged : max(logged - 1, 0)
         var groups: [ReportLogEntries] = []
         for (line, text) in manifest[firstReceipted...] {
             groups.append(try known[line.sequence] ?? entries(line: line, text: text))
@@ -106,9 +110,24 @@ public struct ReportLog: Sendable {
             end = start
         }
         if !written.isEmpty { try DurableFile.syncFileSystem(holding: receiptDirectory) }
+        // Only once every receipt is durable: a crash before this leaves the marker at the size before, and the
+        // next catch-up rewrites the receipts of the line before the ones it appends.
+        if treeSize > 0, !receiptsComplete || treeSize != size {
+            try DurableFile.write(
+                Array("\(treeSize)\n".utf8), to: appDirectory + "/" + ReportLogEntries.receiptedMarkerPath, mode: 0o644)
+        }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
             receiptsWritten: written.count, verifierKey: publisher.signer.verifierKey.text)
+    }
+
+    /// The tree size whose receipts were all written (``ReportLogEntries/receiptedMarkerPath``); nil when
+    /// unknown (no marker: a log written before it, or a first append cut short).
+    static func receiptedSize(appDirectory: String) -> UInt64? {
+        guard let bytes = ReportFileReader.bytes(appDirectory + "/" + ReportLogEntries.receiptedMarkerPath) else {
+            return nil
+        }
+        return UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     private func entries(line: ReportManifestLine, text: [UInt8]) throws -> ReportLogEntries {

@@ -31,6 +31,8 @@ public struct ReportLogEntries: Hashable, Sendable {
 
     public static let logDirectory = "log"
     public static let receiptDirectory = "receipts"
+    /// The tree size whose receipts are all written and durable: `receipts/.complete`, one decimal number.
+    public static let receiptedMarkerPath = receiptDirectory + "/.complete"
     /// The members of a `subjects[]` row copied into its outcome leaf.
     static let outcomeMembers = [
         "subject", "eventType", "eventTime", "policy", "deadline", "outcome", "onTime", "completedAt", "verification",

@@ -183,6 +183,38 @@ struct ReportLogTests {
         #expect(verified.output.contains("6 leaves, 2 receipts"), "\(verified.output)")
     }
 
+    @Test("once a report's receipts are all written, the next generate does not read that report back")
+    func completeReceiptsAreNotRedone() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let marker = run.app + "/" + ReportLogEntries.receiptedMarkerPath
+        #expect(try run.read(marker) == Array("3\n".utf8))
+        // The first report's JSON out of the way: a generate that still read it back (to rewrite its receipts)
+        // would fail naming it.
+        func json(line: Int) throws -> String {
+            let manifest = String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self)
+            let parsed = try #require(
+                ReportManifestLine(parsing: Array(manifest.split(separator: "\n")[line - 1].utf8)))
+            return run.app + "/" + (try #require(parsed.files.first { $0.path.hasSuffix(".json") })).path
+        }
+        try FileManager.default.moveItem(atPath: try json(line: 1), toPath: try json(line: 1) + ".away")
+        try await run.generate()
+        #expect(try run.read(marker) == Array("6\n".utf8))
+        try FileManager.default.moveItem(atPath: try json(line: 1) + ".away", toPath: try json(line: 1))
+
+        // Without the marker (a log written before it, or receipts a crash cut short), the line before the new
+        // one is read back and its receipts rewritten: with its JSON away, that fails naming it.
+        try FileManager.default.removeItem(atPath: marker)
+        try FileManager.default.moveItem(atPath: try json(line: 2), toPath: try json(line: 2) + ".away")
+        let refused = try await run.lifecycle(["report", "generate"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.errors.contains("the JSON report of manifest line 2 is missing"), "\(refused)")
+        // Put back, the next generate logs the line the refused one wrote, and everything verifies.
+        try FileManager.default.moveItem(atPath: try json(line: 2) + ".away", toPath: try json(line: 2))
+        try await run.generate()
+        #expect(try await run.verify().status == 0)
+    }
+
     @Test("a crash between the manifest line and the log is refused by verify and repaired by the next generate")
     func crashBetweenReportAndLog() async throws {
         let run = try await Self.deletedRun()
@@ -204,8 +236,13 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.output.contains("9 leaves, 2 receipts"), "\(verified.output)")
 
-        // A crash after the checkpoint but before the receipts: named, then rewritten by the next generate.
-        for receipt in run.files(in: run.receipts) { try FileManager.default.removeItem(atPath: receipt) }
+        // A crash after the checkpoint but before the receipts: named, then rewritten by the next generate. The
+        // marker of written receipts still names the size before that append (6).
+        #expect(try run.read(run.app + "/" + ReportLogEntries.receiptedMarkerPath) == Array("9\n".utf8))
+        for receipt in run.files(in: run.receipts, suffix: ".tlog-proof") {
+            try FileManager.default.removeItem(atPath: receipt)
+        }
+        try run.write(run.app + "/" + ReportLogEntries.receiptedMarkerPath, Array("6\n".utf8))
         let missing = try await run.verify()
         #expect(missing.status == 1)
         #expect(Self.broken(missing).contains("missing: deletion outcome leaf"), "\(missing)")
