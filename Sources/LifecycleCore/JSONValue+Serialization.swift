@@ -23,6 +23,12 @@ extension JSONValue {
         return output
     }
 
+    /// The same bytes appended to `output`: a renderer that streams a long array reuses one buffer for
+    /// every element.
+    public func serialize(into output: inout [UInt8], sortedKeys: Bool = false, pretty: Bool = false, indent: Int = 0) {
+        write(into: &output, sortedKeys: sortedKeys, pretty: pretty, indent: indent)
+    }
+
     private func write(into output: inout [UInt8], sortedKeys: Bool, pretty: Bool, indent: Int) {
         switch self {
         case .null: JSONValue.append("null", to: &output)

@@ -39,9 +39,9 @@ public enum ReportJSONRenderer {
 
     /// Pretty-printed UTF-8 with a final newline.
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
-        var text = ""
-        render(dataset) { text += $0 }
-        return Array(text.utf8)
+        var bytes: [UInt8] = []
+        render(dataset) { bytes += $0 }
+        return bytes
     }
 
     /// Stands for the subjects array in the serialized document, which ``render(_:into:)`` cuts there; a
@@ -49,25 +49,30 @@ public enum ReportJSONRenderer {
     private static let subjectsMark = "\u{1}subjects\u{1}"
 
     /// The same bytes in pieces: the document around the subjects, and each subject serialized at its depth
-    /// as it comes, so neither the document's tree nor its text of a large month is ever whole in memory.
-    public static func render(_ dataset: ReportDataset, into emit: (String) -> Void) {
-        let text = document(dataset, subjects: .string(subjectsMark)).serialized(pretty: true)
-        let mark = JSONValue.string(subjectsMark).serialized()
-        guard let range = text.range(of: mark) else {
-            emit(document(dataset).serialized(pretty: true) + "\n")
+    /// as it comes, so neither the document's tree nor its text of a large month is ever whole in memory. Each
+    /// piece is handed over as bytes, in one buffer reused from row to row, never as a `String`.
+    public static func render(_ dataset: ReportDataset, into emit: ([UInt8]) -> Void) {
+        let text = document(dataset, subjects: .string(subjectsMark)).serializedBytes(pretty: true)
+        let mark = JSONValue.string(subjectsMark).serializedBytes()
+        guard let range = text.firstRange(of: mark) else {
+            emit(document(dataset).serializedBytes(pretty: true) + Array("\n".utf8))
             return
         }
-        emit(String(text[..<range.lowerBound]))
+        emit(Array(text[..<range.lowerBound]))
         if dataset.subjects.isEmpty {
-            emit("[]")
+            emit(Array("[]".utf8))
         } else {
-            emit("[")
+            emit(Array("[".utf8))
+            var piece: [UInt8] = []
             for (offset, subject) in dataset.subjects.enumerated() {
-                emit((offset > 0 ? "," : "") + "\n    " + row(subject).serialized(pretty: true, indent: 2))
+                piece.removeAll(keepingCapacity: true)
+                piece += (offset > 0 ? ",\n    " : "\n    ").utf8
+                row(subject).serialize(into: &piece, pretty: true, indent: 2)
+                emit(piece)
             }
-            emit("\n  ]")
+            emit(Array("\n  ]".utf8))
         }
-        emit(String(text[range.upperBound...]) + "\n")
+        emit(Array(text[range.upperBound...]) + Array("\n".utf8))
     }
 
     static func instant(_ value: Instant) -> JSONValue { .string(value.iso8601) }

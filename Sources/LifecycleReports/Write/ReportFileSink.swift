@@ -36,6 +36,11 @@ final class ReportFileSink {
         if buffer.count >= Self.bufferSize { flush() }
     }
 
+    func append(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
     private func flush() {
         buffer.withUnsafeBytes { hasher.update($0) }
         if !failed && !DurableFile.writeAll(descriptor, buffer) { failed = true }

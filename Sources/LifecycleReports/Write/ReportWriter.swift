@@ -62,15 +62,16 @@ public struct ReportWriter: Sendable {
         // files are hundreds of megabytes each, and holding all three at once would triple the peak.
         // The JSON and CSV files, which hold every request, are streamed: written and hashed as they are
         // rendered.
-        let renderers: [(ext: String, render: (ReportDataset, (String) -> Void) -> Void)] = [
-            ("html", { dataset, emit in emit(ReportHTMLRenderer.page(dataset)) }),
-            ("json", ReportJSONRenderer.render(_:into:)), ("csv", ReportCSVRenderer.render(_:into:)),
+        let renderers: [(ext: String, render: (ReportDataset, ReportFileSink) -> Void)] = [
+            ("html", { dataset, sink in sink.append(ReportHTMLRenderer.page(dataset)) }),
+            ("json", { dataset, sink in ReportJSONRenderer.render(dataset) { sink.append($0) } }),
+            ("csv", { dataset, sink in ReportCSVRenderer.render(dataset) { sink.append($0) } }),
         ]
         var files: [(path: String, sha256: String)] = []
         for (ext, render) in renderers {
             let relative = base + "." + ext
             let sink = try ReportFileSink(path: appDirectory + "/" + relative)
-            render(dataset) { sink.append($0) }
+            render(dataset, sink)
             files.append((relative, try sink.finish()))
         }
         // The renames, and a year directory made for them, are durable before the line naming the files is.

@@ -171,8 +171,7 @@ struct ReportRowSpoolTests {
     }
 
     static func files(_ dataset: ReportDataset) -> [String] {
-        var json = ""
-        ReportJSONRenderer.render(dataset) { json += $0 }
+        let json = String(decoding: ReportJSONRenderer.render(dataset), as: UTF8.self)
         var csv = ""
         ReportCSVRenderer.render(dataset) { csv += $0 }
         return [ReportHTMLRenderer.page(dataset), json, csv]
