@@ -5,14 +5,9 @@ extension JSONValue {
         String(decoding: serializedBytes(sortedKeys: sortedKeys, pretty: pretty), as: UTF8.self)
     }
 
-    /// Pretty JSON text as it reads `indent` levels deep in an enclosing document: a renderer that streams a
-    /// long array writes each element with this, and the bytes equal those of the whole document serialized.
-    public func serialized(pretty: Bool, indent: Int) -> String {
-        String(decoding: serializedBytes(pretty: pretty, indent: indent), as: UTF8.self)
-    }
-
-    /// The UTF-8 bytes of ``serialized(sortedKeys:pretty:)`` (at `indent` levels deep, as
-    /// ``serialized(pretty:indent:)``), without making a `String` of them.
+    /// The UTF-8 bytes of ``serialized(sortedKeys:pretty:)``, without making a `String` of them; with `indent`,
+    /// pretty text as it reads that many levels deep in an enclosing document (a renderer that streams a long
+    /// array writes each element so, and the bytes equal those of the whole document serialized).
     ///
     /// The text is built as bytes: appending to a `String` re-checks its capacity, UTF-8 and ASCII flags on
     /// every piece, which was most of the time a large report's JSON took to render.

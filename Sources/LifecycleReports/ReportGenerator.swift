@@ -73,9 +73,10 @@ public struct ReportGenerator: Sendable {
     }
 
     /// Collects and assembles page by page: each page's requests are assembled as it is read, their rows
-    /// appended to a ``ReportRowSpool`` in the first of `spoolDirectories` it can be made in, and their jobs let go, so a large month's jobs,
-    /// steps and rows are never all in memory; the summary is counted from a few values per request. The same
-    /// dataset as ``ReportAssembler/assemble(_:)`` over ``ReportCollector/collect(app:period:generatedAt:)``.
+    /// appended to a ``ReportRowSpool`` in the first of `spoolDirectories` it can be made in, and their jobs
+    /// let go, so a large month's jobs, steps and rows are never all in memory; the summary is counted from a
+    /// few values per request. The same dataset as ``ReportAssembler/assemble(_:)`` over
+    /// ``ReportCollector/collect(app:period:generatedAt:)``.
     public static func dataset(
         collector: ReportCollector, assembler: ReportAssembler, app: String, period: ReportPeriod, at now: Instant,
         spoolDirectories: [String]

@@ -165,12 +165,13 @@ public struct ReportAssembler: Sendable {
         summary.byProvider = providers.map { provider in
             Self.typeSummary(provider, requests, asOf: asOf, options: options) { $0.provider == provider }
         }
+        // Counted once: the collector's tally of its pages and any events still held.
+        let tally = inputs.eventTally
         var dataset = ReportDataset(
             app: inputs.app, period: inputs.period, generatedAt: asOf, pseudonymKeyID: pseudonymKeyID,
-            subjects: [], eventsPerDay: eventsPerDay(inputs), findings: findings ?? .none, summary: summary,
-            integrity: nil)
-        dataset.subjects = rows
-        dataset.inputs = Self.inputCounts(inputs)
+            subjects: rows, eventsPerDay: eventsPerDay(inputs.period, tally), findings: findings ?? .none,
+            summary: summary, integrity: nil)
+        dataset.inputs = Self.inputCounts(tally, notificationTypes: inputs.notificationTypes)
         dataset.minimumMedianSample = options.minimumMedianSample
         dataset.minimumP95Sample = options.minimumP95Sample
         dataset.pageRequestLimit = options.pageRequestLimit
@@ -391,21 +392,19 @@ public struct ReportAssembler: Sendable {
     }
 
     /// The account inputs of the period by disposition, and the notifications of unknown types.
-    static func inputCounts(_ inputs: ReportInputs) -> ReportInputCounts {
+    static func inputCounts(_ tally: ReportEventTally, notificationTypes: [String: Int]) -> ReportInputCounts {
         var counts = ReportInputCounts.none
-        let tally = inputs.eventTally
         counts.applied = tally.count(.applied)
         counts.duplicate = tally.count(.duplicate)
         counts.stale = tally.count(.stale)
         counts.ignored = tally.count(.ignored)
-        counts.notifications = inputs.notificationTypes.values.reduce(0, +)
-        counts.unknownTypes = inputs.notificationTypes.filter { !AppleEventType(wireValue: $0.key).isKnown }
+        counts.notifications = notificationTypes.values.reduce(0, +)
+        counts.unknownTypes = notificationTypes.filter { !AppleEventType(wireValue: $0.key).isKnown }
         return counts
     }
 
-    private func eventsPerDay(_ inputs: ReportInputs) -> [ReportDailyEvents] {
-        let tally = inputs.eventTally
-        return inputs.period.days(limit: options.maximumChartDays).map { start in
+    private func eventsPerDay(_ period: ReportPeriod, _ tally: ReportEventTally) -> [ReportDailyEvents] {
+        period.days(limit: options.maximumChartDays).map { start in
             ReportDailyEvents(
                 day: ReportPeriod.dayName(start),
                 counts: Self.chartedEventTypes.map { ($0.canonicalName, tally.count(day: start, kind: $0)) })

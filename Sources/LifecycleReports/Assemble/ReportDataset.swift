@@ -45,7 +45,7 @@ public struct ReportDataset: Hashable, Sendable {
     public var coveredUntil: Instant { min(period.to, generatedAt) }
 
     public init(
-        app: String, period: ReportPeriod, generatedAt: Instant, pseudonymKeyID: String, subjects: [ReportSubjectRow],
+        app: String, period: ReportPeriod, generatedAt: Instant, pseudonymKeyID: String, subjects: ReportRows,
         eventsPerDay: [ReportDailyEvents], findings: ReportFindings, summary: ReportSummary,
         integrity: ReportIntegrity?
     ) {
@@ -53,7 +53,7 @@ public struct ReportDataset: Hashable, Sendable {
         self.period = period
         self.generatedAt = generatedAt
         self.pseudonymKeyID = pseudonymKeyID
-        self.subjects = ReportRows(subjects)
+        self.subjects = subjects
         self.eventsPerDay = eventsPerDay
         self.findings = findings
         self.summary = summary

@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -80,11 +81,6 @@ public final class ReportRowSpool: Sendable {
         private var written: Int64 = 0
         private var finished = false
 
-        /// A spool file in `directory`, unlinked as soon as it is made.
-        public convenience init(directory: String) throws(Failure) {
-            try self.init(directories: [directory])
-        }
-
         /// A spool file in the first of `directories` where one can be made (the reports directory, then the
         /// temporary directory for a reader such as the request ledger that may run where reports cannot be
         /// written), unlinked as soon as it is made.
@@ -145,40 +141,31 @@ public final class ReportRowSpool: Sendable {
                 var end = start + 1
                 while end < entries.count, entries[end].eventTime == entries[start].eventTime { end += 1 }
                 if end - start > 1 {
-                    let keyed = entries[start..<end].map { entry in
-                        (
-                            key: ReportRowSpool.read(descriptor, entry, directory: directory) { bytes in
-                                try? ReportRowCodec.leadingKey(bytes)
-                            }, entry: entry
-                        )
+                    var keyed: [(pseudonym: String, eventType: String, entry: Entry)] = []
+                    for entry in entries[start..<end] {
+                        let key = ReportRowSpool.read(descriptor, entry, directory: directory) { bytes in
+                            try? ReportRowCodec.leadingKey(bytes)
+                        }
+                        guard let key else {
+                            throw Failure(description: "\(directory): the report's row spool does not read back")
+                        }
+                        keyed.append((key.pseudonym, key.eventType, entry))
                     }
-                    guard keyed.allSatisfy({ $0.key != nil }) else {
-                        throw Failure(description: "\(directory): the report's row spool does not read back")
-                    }
-                    let sorted = keyed.sorted {
-                        ($0.key!.pseudonym, $0.key!.eventType) < ($1.key!.pseudonym, $1.key!.eventType)
-                    }
-                    entries.replaceSubrange(start..<end, with: sorted.map(\.entry))
+                    keyed.sort { ($0.pseudonym, $0.eventType) < ($1.pseudonym, $1.eventType) }
+                    entries.replaceSubrange(start..<end, with: keyed.map(\.entry))
                 }
                 start = end
             }
             return entries
         }
 
+        /// Appends the buffer at the file's end: only this builder writes the file, and reads use `pread`, which
+        /// leaves the file offset where the last write put it.
         private func flush() throws(Failure) {
-            var done = 0
-            while done < buffer.count {
-                let count = buffer.count - done
-                let wrote = buffer.withUnsafeBytes {
-                    pwrite(descriptor, $0.baseAddress! + done, count, off_t(written) + off_t(done))
-                }
-                if wrote < 0, errno == EINTR { continue }
-                guard wrote > 0 else {
-                    throw Failure(
-                        description: "\(directory): cannot write the report's row spool: "
-                            + String(cString: strerror(errno)))
-                }
-                done += wrote
+            guard DurableFile.writeAll(descriptor, buffer) else {
+                throw Failure(
+                    description: "\(directory): cannot write the report's row spool: "
+                        + String(cString: strerror(errno)))
             }
             written += Int64(buffer.count)
             buffer.removeAll(keepingCapacity: true)

@@ -87,29 +87,8 @@ public struct ReportLog: Sendable {
         }
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
         try FileManager.default.createDirectory(atPath: receiptDirectory, withIntermediateDirectories: true)
-        // The groups end at the log's last leaf: walk back from it to each outcome leaf's index. Later leaves
-        // first, so the first receipt written per deletion is its latest outcome; each replaces its file whole,
-        // and one flush of the filesystem then makes them all durable.
-        var end = treeSize
-        var prover: LogProver?
-        var written = Set<ReceiptName>()
-        for group in groups.reversed() {
-            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.leafCount))
-            guard !underflow else {
-                throw Failure(
-                    description: "\(store.directory) holds fewer leaves than its reports give; run report verify")
-            }
-            for offset in group.outcomes.indices.reversed() {
-                let outcome = group.outcomes[offset]
-                let path = outcome.key.receiptPath
-                guard written.insert(ReceiptName(path)).inserted else { continue }
-                if prover == nil { prover = try publisher.prover() }
-                let proof = try prover!.receipt(index: start + UInt64(offset), extra: outcome.entry)
-                try DurableFile.write(proof.bytes, to: appDirectory + "/" + path, mode: 0o644, flush: false)
-            }
-            end = start
-        }
-        if !written.isEmpty { try DurableFile.syncFileSystem(holding: receiptDirectory) }
+        let receiptsWritten = groups.isEmpty ? 0 : try writeReceipts(groups, treeSize: treeSize)
+        if receiptsWritten > 0 { try DurableFile.syncFileSystem(holding: receiptDirectory) }
         // Only once every receipt is durable: a crash before this leaves the marker at the size before, and the
         // next catch-up rewrites the receipts of the line before the ones it appends.
         if treeSize > 0, !receiptsComplete || treeSize != size {
@@ -118,7 +97,34 @@ public struct ReportLog: Sendable {
         }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
-            receiptsWritten: written.count, verifierKey: publisher.signer.verifierKey.text)
+            receiptsWritten: receiptsWritten, verifierKey: publisher.signer.verifierKey.text)
+    }
+
+    /// Writes each deletion's receipt of `groups` (manifest lines in the log, which ends at `treeSize`) against
+    /// the current checkpoint, unflushed, and returns how many. The groups end at the log's last leaf: walking
+    /// back from it gives each outcome leaf's index, and later leaves come first, so the receipt written for a
+    /// deletion is its latest outcome's; each replaces its file whole.
+    private func writeReceipts(_ groups: [ReportLogEntries], treeSize: UInt64) throws -> Int {
+        let prover = try publisher.prover()
+        var written = Set<ReceiptName>()
+        var end = treeSize
+        for group in groups.reversed() {
+            let (start, underflow) = end.subtractingReportingOverflow(UInt64(group.leafCount))
+            guard !underflow else {
+                throw Failure(
+                    description:
+                        "\(publisher.store.directory) holds fewer leaves than its reports give; run report verify")
+            }
+            for offset in group.outcomes.indices.reversed() {
+                let outcome = group.outcomes[offset]
+                let path = outcome.key.receiptPath
+                guard written.insert(ReceiptName(path)).inserted else { continue }
+                let proof = try prover.receipt(index: start + UInt64(offset), extra: outcome.entry)
+                try DurableFile.write(proof.bytes, to: appDirectory + "/" + path, mode: 0o644, flush: false)
+            }
+            end = start
+        }
+        return written.count
     }
 
     /// The tree size whose receipts were all written (``ReportLogEntries/receiptedMarkerPath``); nil when

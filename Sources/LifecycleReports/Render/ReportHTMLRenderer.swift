@@ -303,7 +303,7 @@ public enum ReportHTMLRenderer {
     /// bound, the latest date by which every backup copy is beyond use, and the master keys of their
     /// destroyed data keys.
     private static func remainingCopiesTotalsSection(_ page: ReportPageRows) -> String {
-        let (bounded, unknown, latest, keys) = (page.bounded, page.unknownBounds, page.latestBound, page.masterKeys)
+        let (bounded, unknown, latest) = (page.bounded, page.unknownBounds, page.latestBound)
         var html = "<section>\n<h2>Remaining copies</h2>\n"
         guard bounded > 0 else { return html + "<p class=\"empty\">No erasure in this period.</p>\n</section>\n" }
         html +=
@@ -312,11 +312,19 @@ public enum ReportHTMLRenderer {
             + (unknown > 0
                 ? " of those whose erasure finished; for \(unknown) it is not yet known (not erased yet)" : "")
             + ". Per request, the bounds are in the CSV and JSON files. \(fullDetailText)</p>\n"
-        let rows = keys.sorted { $0.key < $1.key }.map { [token($0.key), String($0.value.count), $0.value.text] }
+        let rows = page.masterKeys.sorted { $0.key < $1.key }.map {
+            [token($0.key), String($0.value.count), masterKeyState($0.value.key)]
+        }
         return html
             + table(
                 ["Master key of the destroyed data keys", "Requests", "State"], rows,
                 empty: "No data key of the service's own copies was destroyed.") + "</section>\n"
+    }
+
+    /// Whether a master key still opens backups: rotated away when, due by when, or in force.
+    private static func masterKeyState(_ key: ReportMasterKeyBound) -> String {
+        key.retiredAt.map { "rotated away \(token($0.iso8601))" }
+            ?? key.rotationDueBy.map { "rotation due by \(token($0.iso8601))" } ?? "in force"
     }
 
     private static func remainingCopiesSection(_ dataset: ReportDataset, _ page: ReportPageRows) -> String {
@@ -329,10 +337,7 @@ public enum ReportHTMLRenderer {
                 + (copies.backupsBeyondUseBy.map { token($0.iso8601) } ?? "not yet known") + "</div>"
             let key =
                 copies.masterKey.map { key in
-                    "<div><span class=\"label\">master key</span> \(token(key.id)), "
-                        + (key.retiredAt.map { "rotated away \(token($0.iso8601))" }
-                            ?? key.rotationDueBy.map { "rotation due by \(token($0.iso8601))" } ?? "in force")
-                        + "</div>"
+                    "<div><span class=\"label\">master key</span> \(token(key.id)), \(masterKeyState(key))</div>"
                 } ?? ""
             return [subject(row.pseudonym) + "<br>" + token(row.eventType), backups + key, e(copies.statement)]
         }
@@ -401,15 +406,14 @@ public enum ReportHTMLRenderer {
                 + "came from, its times, its answer, what a re-link or a refusal cancelled, and any extension, legal "
                 + "hold or denial with its reason.</p>\n"
         } else {
-            let exceptions = (count: page.exceptionCount, first: page.exceptions)
-            listed = exceptions.first
+            listed = page.exceptions
             html = "<section class=\"requests\">\n<h2>Exceptions</h2>\n"
             html +=
                 "<p class=\"meta\" data-figure=\"exceptions\">This period has <b>\(dataset.subjects.count)</b> "
                 + "requests, more than the \(dataset.pageRequestLimit) this page lists one by one, so it lists the "
                 + "exceptions: requests completed late or past a deadline, failed or unproven, held, extended or "
-                + "denied, <b data-figure=\"exceptionCount\">\(exceptions.count)</b> in all"
-                + (exceptions.count > listed.count ? ", the first \(listed.count) by event time" : "")
+                + "denied, <b data-figure=\"exceptionCount\">\(page.exceptionCount)</b> in all"
+                + (page.exceptionCount > listed.count ? ", the first \(listed.count) by event time" : "")
                 + ". One block per request: the subject, where it came from, its times, its answer, what a refusal "
                 + "cancelled, and any extension, legal hold or denial with its reason. \(fullDetailText)</p>\n"
         }

@@ -21,11 +21,11 @@ struct ReportPageRows {
     var retained: [RetainedGroup: (count: Int, first: Instant, last: Instant)] = [:]
     var retainedOrder: [RetainedGroup] = []
     /// Remaining copies summed up (when the page sums them up): requests with a bound, those whose bound is not
-    /// known yet, the latest bound, and the master keys of destroyed data keys with their state.
+    /// known yet, the latest bound, and the master keys of destroyed data keys (each as the last request saw it).
     var bounded = 0
     var unknownBounds = 0
     var latestBound: Instant?
-    var masterKeys: [String: (count: Int, text: String)] = [:]
+    var masterKeys: [String: (count: Int, key: ReportMasterKeyBound)] = [:]
 
     struct RetainedGroup: Hashable {
         var category: String
@@ -67,13 +67,7 @@ struct ReportPageRows {
                 } else {
                     unknownBounds += 1
                 }
-                if let key = copies.masterKey {
-                    let text =
-                        key.retiredAt.map { "rotated away \(ReportHTMLRenderer.token($0.iso8601))" }
-                        ?? key.rotationDueBy.map { "rotation due by \(ReportHTMLRenderer.token($0.iso8601))" }
-                        ?? "in force"
-                    masterKeys[key.id] = ((masterKeys[key.id]?.count ?? 0) + 1, text)
-                }
+                if let key = copies.masterKey { masterKeys[key.id] = ((masterKeys[key.id]?.count ?? 0) + 1, key) }
             }
         }
     }

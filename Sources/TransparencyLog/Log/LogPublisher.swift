@@ -67,18 +67,6 @@ public struct LogPublisher: Sendable {
         }
     }
 
-    /// tlog-proof receipts for many entries against the current checkpoint, handed to `body` in the order
-    /// asked (``prover()``).
-    public func receipts(
-        _ entries: [(index: UInt64, extra: [UInt8]?)], _ body: (Int, LogProof) throws -> Void
-    ) throws {
-        guard !entries.isEmpty else { return }
-        let prover = try prover()
-        for (position, entry) in entries.enumerated() {
-            try body(position, try prover.receipt(index: entry.index, extra: entry.extra))
-        }
-    }
-
     /// Makes tlog-proof receipts against the current checkpoint: the checkpoint is read and its signature
     /// checked once, and one tile reader (with its cache of recent tiles) serves every proof, so a report's
     /// million receipts read each tile about once. Asking in index order, up or down, is what makes the cache
@@ -93,12 +81,7 @@ public struct LogPublisher: Sendable {
     /// A tlog-proof receipt for the entry at `index` against the current checkpoint. `extra` travels with it
     /// unauthenticated (for example the entry itself, so the receipt stands alone).
     public func receipt(index: UInt64, extra: [UInt8]? = nil) throws(TransparencyLogError) -> LogProof {
-        guard let current = try currentCheckpoint() else {
-            throw TransparencyLogError(.invalidArgument, "\(store.directory) has no checkpoint yet")
-        }
-        let reader = TileHashReader(store: store, treeSize: current.checkpoint.size)
-        let proof = try reader.tree.inclusionProof(index: index, size: current.checkpoint.size)
-        return LogProof(extra: extra, index: index, hashes: proof.hashes, checkpoint: current.bytes)
+        try prover().receipt(index: index, extra: extra)
     }
 }
 

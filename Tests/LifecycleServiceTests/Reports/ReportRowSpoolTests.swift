@@ -117,7 +117,7 @@ struct ReportRowSpoolTests {
         let expected = rows.sorted {
             ($0.eventTime, $0.pseudonym, $0.eventType) < ($1.eventTime, $1.pseudonym, $1.eventType)
         }
-        let builder = try ReportRowSpool.Builder(directory: directory.path)
+        let builder = try ReportRowSpool.Builder(directories: [directory.path])
         for row in rows.reversed() { try builder.append(row) }
         let spooled = ReportRows(spool: try builder.finish())
         #expect(Array(spooled) == expected)
@@ -161,7 +161,7 @@ struct ReportRowSpoolTests {
         large.subjects = ReportRows(rows)
         large.pageRequestLimit = 10
         for dataset in [memory, large] {
-            let builder = try ReportRowSpool.Builder(directory: directory.path)
+            let builder = try ReportRowSpool.Builder(directories: [directory.path])
             for row in dataset.subjects.shuffled() { try builder.append(row) }
             var spooled = dataset
             spooled.subjects = ReportRows(spool: try builder.finish())
