@@ -2,6 +2,7 @@ import Foundation
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleEngine
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -58,21 +59,38 @@ public struct ReportWriter: Sendable {
             sequence: lines.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
             manifest: ReportManifestLine.fileName)
         let base = try freeBaseName(appDirectory: appDirectory, generatedAt: dataset.generatedAt)
-        // One file at a time, each rendered, written and hashed before the next is rendered: a large month's
-        // files are hundreds of megabytes each, and holding all three at once would triple the peak.
-        // The JSON and CSV files, which hold every request, are streamed: written and hashed as they are
-        // rendered.
-        let renderers: [(ext: String, render: (ReportDataset, ReportFileSink) -> Void)] = [
+        // The three files are rendered at once, each on a thread of its own, and each is streamed: written and
+        // hashed as it is rendered, so none is ever whole in memory (a large month's JSON and CSV files are
+        // hundreds of megabytes each). They read the same rows (the spool is read with `pread`); on two cores the
+        // JSON file, the largest, takes about as long as the other two together.
+        let renderers: [(ext: String, render: @Sendable (ReportDataset, ReportFileSink) -> Void)] = [
             ("html", { dataset, sink in sink.append(ReportHTMLRenderer.page(dataset)) }),
             ("json", { dataset, sink in ReportJSONRenderer.render(dataset) { sink.append($0) } }),
             ("csv", { dataset, sink in ReportCSVRenderer.render(dataset) { sink.append($0) } }),
         ]
+        let rendered = Mutex<[Int: Result<String, any Error>]>([:])
+        let renderedDataset = dataset
+        DispatchQueue.concurrentPerform(iterations: renderers.count) { index in
+            let (ext, render) = renderers[index]
+            let outcome = Result { () throws -> String in
+                let sink = try ReportFileSink(path: appDirectory + "/" + base + "." + ext)
+                render(renderedDataset, sink)
+                return try sink.finish()
+            }
+            rendered.withLock { $0[index] = outcome }
+        }
         var files: [(path: String, sha256: String)] = []
-        for (ext, render) in renderers {
-            let relative = base + "." + ext
-            let sink = try ReportFileSink(path: appDirectory + "/" + relative)
-            render(dataset, sink)
-            files.append((relative, try sink.finish()))
+        do {
+            for (index, renderer) in renderers.enumerated() {
+                guard let outcome = rendered.withLock({ $0[index] }) else {
+                    throw Failure(description: "\(appDirectory)/\(base).\(renderer.ext): not rendered")
+                }
+                files.append((base + "." + renderer.ext, try outcome.get()))
+            }
+        } catch {
+            // No line will name them: the files that were written go, or verify would find them unlisted.
+            for renderer in renderers { unlink(appDirectory + "/" + base + "." + renderer.ext) }
+            throw error
         }
         // The renames, and a year directory made for them, are durable before the line naming the files is.
         var directories = Set(

@@ -215,6 +215,29 @@ struct ReportLogTests {
         #expect(try await run.verify().status == 0)
     }
 
+    /// The three files are rendered at once: when one cannot be written, the others are removed again, so no
+    /// file lies in the app's directory without a manifest line, and the report is not logged.
+    @Test("a report file that cannot be written fails the generate and leaves no unlisted file behind")
+    func unwritableReportFile() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let manifest = try run.read(run.app + "/manifest.jsonl")
+        let html = try #require(
+            try FileManager.default.subpathsOfDirectory(atPath: run.app).first {
+                $0.hasSuffix("-deletion-compliance.html")
+            })
+        // The next report of the day is `-2`; a directory where its CSV's temporary file goes stops the CSV.
+        let second = run.app + "/" + html.dropLast(".html".count) + "-2"
+        try FileManager.default.createDirectory(atPath: second + ".csv.tmp", withIntermediateDirectories: false)
+        let refused = try await run.lifecycle(["report", "generate"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.errors.contains(second + ".csv"), "\(refused)")
+        for ext in ["html", "json", "csv"] { #expect(!FileManager.default.fileExists(atPath: second + "." + ext)) }
+        #expect(try run.read(run.app + "/manifest.jsonl") == manifest)
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+    }
+
     @Test("a crash between the manifest line and the log is refused by verify and repaired by the next generate")
     func crashBetweenReportAndLog() async throws {
         let run = try await Self.deletedRun()
