@@ -1,6 +1,7 @@
 import Foundation
 import LifecycleCrypto
 import LifecycleEngine
+import Synchronization
 import TransparencyLog
 
 /// An app's transparency log of reports: `reports/<app>/log/` (c2sp.org/tlog-tiles, checkpoint signed as a
@@ -14,7 +15,7 @@ import TransparencyLog
 /// is appended by the next write (repaired). Receipts follow the checkpoint: for every line appended, and
 /// for the line before them unless `receipts/.complete` says the log's receipts were all written (a crash
 /// may have cut them short), each deletion's receipt is written
-/// against the new checkpoint, through a temporary file and a rename; one `syncfs(2)` then makes them all
+/// against the new checkpoint (see ``writeReceipts(_:treeSize:)``); one `syncfs(2)` then makes them all
 /// durable together (an `fsync` per receipt cost about a millisecond each, most of a large month's report).
 public struct ReportLog: Sendable {
     public let appDirectory: String
@@ -104,6 +105,11 @@ public struct ReportLog: Sendable {
     /// the current checkpoint, unflushed, and returns how many. The groups end at the log's last leaf: walking
     /// back from it gives each outcome leaf's index, and later leaves come first, so the receipt written for a
     /// deletion is its latest outcome's; each replaces its file whole.
+    ///
+    /// A report's receipts are written by ``receiptWorkers`` threads at once, each taking a contiguous run of
+    /// its rows (making a leaf from its row, the proof from the tiles, and the file are each a receipt's own
+    /// work). A deletion that two runs of one report both hold is written again, last, from the later run, so
+    /// the file ends as a single thread would have left it.
     private func writeReceipts(_ groups: [ReportLogEntries], treeSize: UInt64) throws -> Int {
         let prover = try publisher.prover()
         var written = Set<ReceiptName>()
@@ -115,16 +121,66 @@ public struct ReportLog: Sendable {
                     description:
                         "\(publisher.store.directory) holds fewer leaves than its reports give; run report verify")
             }
-            for offset in group.outcomes.indices.reversed() {
-                let outcome = group.outcomes[offset]
-                let path = outcome.key.receiptPath
-                guard written.insert(ReceiptName(path)).inserted else { continue }
-                let proof = try prover.receipt(index: start + UInt64(offset), extra: outcome.entry)
-                try DurableFile.write(proof.bytes, to: appDirectory + "/" + path, mode: 0o644, flush: false)
+            let outcomes = group.outcomes
+            let runs = Self.runs(count: outcomes.count, workers: Self.receiptWorkers)
+            let later = written
+            let results = Mutex<[Int: Result<Set<ReceiptName>, any Error>]>([:])
+            // Later runs are started first, so a deletion an earlier run also holds is, on any schedule, most
+            // likely written last by the wrong run: the rewrite below is what makes the file right, not luck.
+            DispatchQueue.concurrentPerform(iterations: runs.count) { iteration in
+                let run = runs.count - 1 - iteration
+                let result = Result { () throws -> Set<ReceiptName> in
+                    var names = Set<ReceiptName>()
+                    for offset in runs[run].reversed() {
+                        let outcome = outcomes[offset]
+                        let path = outcome.key.receiptPath
+                        let name = ReceiptName(path)
+                        guard !later.contains(name), names.insert(name).inserted else { continue }
+                        try writeReceipt(prover, index: start + UInt64(offset), outcome: outcome, path: path)
+                    }
+                    return names
+                }
+                results.withLock { $0[run] = result }
             }
+            // A name that a later run wrote too was written twice, in no known order: walking back from the
+            // report's end, its first row is its latest, and that receipt is written again, last.
+            var twice = Set<ReceiptName>()
+            var reportNames = Set<ReceiptName>()
+            for run in runs.indices.reversed() {
+                guard let result = results.withLock({ $0[run] }) else { continue }
+                for name in try result.get() where !reportNames.insert(name).inserted { twice.insert(name) }
+            }
+            for offset in outcomes.indices.reversed() where !twice.isEmpty {
+                let outcome = outcomes[offset]
+                let path = outcome.key.receiptPath
+                guard twice.remove(ReceiptName(path)) != nil else { continue }
+                try writeReceipt(prover, index: start + UInt64(offset), outcome: outcome, path: path)
+            }
+            written.formUnion(reportNames)
             end = start
         }
         return written.count
+    }
+
+    private func writeReceipt(
+        _ prover: LogProver, index: UInt64, outcome: (key: ReportLogEntries.DeletionKey, entry: [UInt8]), path: String
+    ) throws {
+        let proof = try prover.receipt(index: index, extra: outcome.entry).bytes
+        // A deletion's first receipt is created in place: half the directory operations of a temporary file
+        // and a rename (and the threads writing receipts share the directory's lock for each). A crash can
+        // leave it short, like one not yet written: the marker then names a smaller size and the next
+        // catch-up writes it again, this time replacing it whole, as every later receipt of it is.
+        if try DurableFile.create(proof, at: appDirectory + "/" + path, mode: 0o644) { return }
+        try DurableFile.write(proof, to: appDirectory + "/" + path, mode: 0o644, flush: false)
+    }
+
+    /// Threads that write one report's receipts: the machine's cores, at most four.
+    static let receiptWorkers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// `0..<count` cut into at most `workers` contiguous runs of nearly equal length, in order; none empty.
+    package static func runs(count: Int, workers: Int) -> [Range<Int>] {
+        let parts = max(1, min(workers, count))
+        return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }.filter { !$0.isEmpty }
     }
 
     /// The tree size whose receipts were all written (``ReportLogEntries/receiptedMarkerPath``); nil when
@@ -153,7 +209,7 @@ public struct ReportLog: Sendable {
 /// A receipt's file name as 16 bytes of its SHA-256: what ``ReportLog/catchUp(manifest:known:)`` remembers of
 /// each receipt it wrote, so an older report's receipt never replaces a later one's, without holding a
 /// million names.
-private struct ReceiptName: Hashable {
+private struct ReceiptName: Hashable, Sendable {
     var high: UInt64
     var low: UInt64
 

@@ -86,7 +86,7 @@ public struct LogPublisher: Sendable {
 }
 
 /// Receipts against one signed checkpoint (``LogPublisher/prover()``).
-public struct LogProver {
+public struct LogProver: Sendable {
     public let checkpoint: SignedCheckpoint
     let reader: TileHashReader
 

@@ -238,6 +238,73 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
     }
 
+    /// A deletion's first receipt is created in place, not through a temporary file: a crash can leave it short.
+    /// Verify names it, and the next generate (the marker names a smaller size) replaces it whole.
+    @Test("a first receipt a crash left short is refused by verify and rewritten by the next generate")
+    func shortFirstReceipt() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let receipts = run.files(in: run.receipts, suffix: ".tlog-proof")
+        try #require(receipts.count == 2)
+        let whole = try run.read(receipts[0])
+        try run.write(receipts[0], Array(whole.prefix(whole.count / 2)))
+        try run.write(run.app + "/" + ReportLogEntries.receiptedMarkerPath, Array("0\n".utf8))
+        let refused = try await run.verify()
+        #expect(refused.status == 1, "\(refused)")
+        #expect(Self.broken(refused).contains(receipts[0]), "\(refused)")
+        try await run.generate()
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(try LogProof(parsing: try run.read(receipts[0])).index >= 3)
+    }
+
+    /// A report's receipts are written by several threads, each a contiguous run of its rows. A deletion that
+    /// one report holds twice, at its first row and its last (so in different runs), gets the later row's
+    /// receipt, as one thread walking back from the end would leave it.
+    @Test("a deletion a report holds twice gets the receipt of its later leaf, whichever thread wrote it")
+    func twiceInOneReport() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let firstText = try #require(
+            String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self).split(separator: "\n").first)
+        let first = try #require(ReportManifestLine(parsing: Array(firstText.utf8)))
+        var second = first
+        second.sequence = 2
+        var rows = Array(ReportFixture.dataset.subjects)
+        try #require(rows.count >= 3)
+        var again = rows[0]
+        again.completedAt = ReportFixture.at("2026-11-30T00:00:00Z")
+        again.outcome = .completed
+        rows.append(again)
+        var dataset = ReportFixture.dataset
+        dataset.subjects = ReportRows(rows)
+        let entries = ReportLogEntries(line: second, lineText: Array(second.text.utf8), dataset: dataset)
+        try #require(entries.outcomes[0].key == entries.outcomes[rows.count - 1].key)
+        try #require(entries.outcomes[0].entry != entries.outcomes[rows.count - 1].entry)
+
+        let key = try ReportKeys.signingKey(path: try run.configuration.reports.signingKeyFile)
+        let caught = try ReportLog(appDirectory: run.app, app: "demo", signingKey: key).catchUp(
+            manifest: [(first, Array(firstText.utf8)), (second, Array(second.text.utf8))], known: [2: entries])
+        #expect(caught.appendedLines == [2])
+        #expect(caught.treeSize == UInt64(3 + rows.count + 1))
+        // One per distinct deletion of the new report (the first report's receipts were complete).
+        #expect(caught.receiptsWritten == rows.count - 1)
+        let receipt = try LogProof(parsing: try run.read(run.app + "/" + entries.outcomes[0].key.receiptPath))
+        #expect(receipt.extra == entries.outcomes[rows.count - 1].entry)
+        #expect(receipt.index == UInt64(3 + rows.count - 1))
+    }
+
+    @Test("a report's rows are cut into contiguous runs, one per thread, none empty", arguments: [0, 1, 2, 3, 7, 100])
+    func receiptRuns(count: Int) {
+        for workers in 1...4 {
+            let runs = ReportLog.runs(count: count, workers: workers)
+            #expect(runs.flatMap { Array($0) } == Array(0..<count))
+            #expect(runs.allSatisfy { !$0.isEmpty })
+            #expect(runs.count == min(workers, count))
+            #expect((runs.map(\.count).max() ?? 0) - (runs.map(\.count).min() ?? 0) <= 1)
+        }
+    }
+
     @Test("a crash between the manifest line and the log is refused by verify and repaired by the next generate")
     func crashBetweenReportAndLog() async throws {
         let run = try await Self.deletedRun()
