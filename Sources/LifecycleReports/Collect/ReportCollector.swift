@@ -50,23 +50,22 @@ public struct ReportCollector: Sendable {
         let masterKeys = try await store.read { try $0.masterKeys() }
         var counted = ReportEventTally()
         var kept: [Row] = []
-        var after: String? = nil
-        let pageSize = options.collectionPageSize
-        while true {
-            let cursor = after
-            let page = try await store.read { reader in
-                try Self.page(reader, app: app, period: period, after: cursor, limit: pageSize)
-            }
+        // The next page is read while this one is turned into rows: the store's reads and the caller's
+        // assembly take the two cores instead of taking turns on one.
+        var next: Task<(page: Page, jobs: [ReportSubjectJob]), any Error>? = fetch(app: app, period: period, after: nil)
+        defer { next?.cancel() }
+        while let current = next {
+            let (page, jobs) = try await current.value
+            next =
+                page.count == options.collectionPageSize && page.last != nil
+                ? fetch(app: app, period: period, after: page.last) : nil
             var inputs = ReportInputs(
-                app: app, period: period, generatedAt: generatedAt, events: page.events,
-                jobs: try await jobs.erasureJobs(app: app, subjects: page.requestSubjects), findingRun: nil,
-                subjectKeys: Dictionary(grouping: page.keys, by: \.subject), masterKeys: masterKeys)
+                app: app, period: period, generatedAt: generatedAt, events: page.events, jobs: jobs,
+                findingRun: nil, subjectKeys: Dictionary(grouping: page.keys, by: \.subject), masterKeys: masterKeys)
             inputs.appleRevocations = Dictionary(page.revocations.map { ($0.subject, $0) }) { $1 }
             inputs.requestDecisions = Dictionary(grouping: page.decisions, by: \.request.subject)
             kept += try rows(inputs)
             counted.count(page.events, period: period)
-            guard page.count == pageSize, let last = page.last else { break }
-            after = last
         }
         let types = try await store.read { reader in
             try reader.notificationTypeCounts(app: app, from: period.from, to: period.to)
@@ -77,6 +76,19 @@ public struct ReportCollector: Sendable {
         inputs.countedEvents = counted
         inputs.notificationTypes = types
         return (inputs, kept)
+    }
+
+    /// Reads, on a task of its own, the page of accounts after `cursor` and the jobs of its deletion requests.
+    private func fetch(
+        app: String, period: ReportPeriod, after cursor: String?
+    ) -> Task<(page: Page, jobs: [ReportSubjectJob]), any Error> {
+        let (store, jobs, limit) = (store, jobs, options.collectionPageSize)
+        return Task {
+            let page = try await store.read { reader in
+                try Self.page(reader, app: app, period: period, after: cursor, limit: limit)
+            }
+            return (page, try await jobs.erasureJobs(app: app, subjects: page.requestSubjects))
+        }
     }
 
     /// One page of accounts, in one read: their inputs in the period, and the data keys, revocations and
