@@ -66,10 +66,15 @@ public struct ReportGenerator: Sendable {
     }
 
     public func generate(app: String, period: ReportPeriod, at now: Instant) async throws -> ReportWriter.Written {
-        try writer.write(
-            await Self.dataset(
-                collector: collector, assembler: assembler, app: app, period: period, at: now,
-                spoolDirectories: [writer.directory]))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let dataset = try await Self.dataset(
+            collector: collector, assembler: assembler, app: app, period: period, at: now,
+            spoolDirectories: [writer.directory])
+        let collected = clock.now
+        var written = try writer.write(dataset)
+        written.collectSeconds = ReportLog.seconds(collected - started)
+        return written
     }
 
     /// Collects and assembles page by page: each page's requests are assembled as it is read, their rows

@@ -35,6 +35,17 @@ struct ReportBenchmarkTests {
         #expect(line("setup")?.hasSuffix("(store written directly, not part of the run)") == true, "\(run)")
         #expect(line("report")?.contains("requests/s") == true, "\(run)")
         #expect(line("peak memory")?.contains("MiB at the end") == true, "\(run)")
+        // The phases are parts of the run: each named, and together no longer than it.
+        func seconds(_ text: Substring) -> Double? { Double(text.split(separator: " ").last ?? "") }
+        let phases = (line("phases") ?? "").dropFirst("phases".count).split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " s", with: "")
+        }
+        let phaseNames = phases.map { $0.split(separator: " ").first ?? "" }
+        #expect(phaseNames == ["collect", "files", "log", "receipts"], "\(run)")
+        let phaseTotal = phases.compactMap { seconds(Substring($0)) }.reduce(0, +)
+        let runSeconds = line("report").flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") }
+        #expect(phases.compactMap { seconds(Substring($0)) }.count == 4, "\(run)")
+        #expect(phaseTotal > 0 && phaseTotal <= (runSeconds ?? 0) + 0.02, "\(run)")
         #expect(line("outcomes")?.contains("\(events) received") == true, "\(run)")
         #expect(line("verify")?.contains("the written report verifies") == true, "\(run)")
         #expect(line("verify")?.contains(" s: ") == true, "the verify is timed apart from the run: \(run)")

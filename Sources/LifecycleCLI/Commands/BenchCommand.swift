@@ -57,7 +57,8 @@ struct BenchCommand: LifecycleCommand {
         shipped default policy plans for each, run to a realistic mix of ends (most on time, 3% late, about 1%
         failed or still retrying past the deadline, a few unproven, held, extended or refused) and the last
         reconcile's findings; then generates that month's deletion-compliance report with the same generator
-        as report generate and serve, and reports setup and run time, requests/s, peak resident memory and
+        as report generate and serve, and reports setup and run time (with the run's phases: collect and
+        assemble, the three files, the log's append, the receipts), requests/s, peak resident memory and
         the files' sizes, then verifies the written report (timed apart). Exits 1 unless it verifies and lists
         every request.
           swift build -c release && .build/release/lifecycle bench report --events 1000000

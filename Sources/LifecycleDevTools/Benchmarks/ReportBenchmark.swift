@@ -44,6 +44,8 @@ package struct ReportBenchmark {
         var steps: Int
         var setupSeconds: Double
         var runSeconds: Double
+        /// Where the run's time went: collect and assemble, the three files, the log's append, the receipts.
+        var phases: [(name: String, seconds: Double)]
         /// The `report verify` of the written files, timed apart from the run.
         var verifySeconds: Double
         var peakKiBAfterSetup: Int
@@ -65,6 +67,7 @@ package struct ReportBenchmark {
                 "jobs": .integer(Int64(jobs)), "steps": .integer(Int64(steps)),
                 "setupSeconds": .number(rounded(setupSeconds)), "runSeconds": .number(rounded(runSeconds)),
                 "verifySeconds": .number(rounded(verifySeconds)),
+                "phaseSeconds": .object(JSONObject(members: phases.map { ($0.name, .number(rounded($0.seconds))) })),
                 "requestsPerSecond": .number(requestsPerSecond.rounded()), "rows": .integer(Int64(rows)),
                 "peakResidentKiBAfterSetup": .integer(Int64(peakKiBAfterSetup)),
                 "peakResidentKiB": .integer(Int64(peakKiB)), "fileBytes": .object(files),
@@ -82,6 +85,7 @@ package struct ReportBenchmark {
                 requests        \(events) deletion requests in one month (seed \(seed)), \(jobs) erasure jobs, \(steps) steps
                 setup           \(format(setupSeconds)) s (store written directly, not part of the run)
                 report          \(format(runSeconds)) s, \(Int(requestsPerSecond.rounded())) requests/s (collect, assemble, render, write, sign)
+                phases          \(phases.map { "\($0.name) \(format($0.seconds)) s" }.joined(separator: ", "))
                 peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (peak resident set size, VmHWM)
                 files           \(sizes.joined(separator: ", "))
                 outcomes        \(summary.received) received: \(summary.completed) completed, \(summary.overdue) overdue, \(summary.failed) failed, \(summary.pending) pending, \(summary.cancelled) cancelled
@@ -151,6 +155,10 @@ package struct ReportBenchmark {
             events: options.events, seed: options.seed, jobs: written.jobs, steps: written.steps,
             setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
             runSeconds: BenchmarkSupport.seconds(runDone - setupDone),
+            phases: [
+                ("collect", report.collectSeconds), ("files", report.fileSeconds), ("log", report.log.appendSeconds),
+                ("receipts", report.log.receiptSeconds),
+            ],
             verifySeconds: BenchmarkSupport.seconds(verifyDone - runDone), peakKiBAfterSetup: peakAfterSetup,
             peakKiB: peak, files: files, summary: report.dataset.summary.total,
             rows: report.dataset.summary.total.received,

@@ -39,6 +39,10 @@ public struct ReportLog: Sendable {
         public var receiptsWritten: Int
         /// The note verifier key an auditor gives outside verifiers (`<origin>+<key ID>+<key>`).
         public var verifierKey: String
+        /// Seconds spent appending the leaves (tiles, bundles, checkpoint) and writing the receipts (with
+        /// their `syncfs` and the marker).
+        public var appendSeconds: Double = 0
+        public var receiptSeconds: Double = 0
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -82,10 +86,13 @@ public struct ReportLog: Sendable {
         }
         // Made as they are appended: a large report's leaves come from its rows one at a time.
         let newGroups = groups.dropFirst(logged - firstReceipted)
+        let clock = ContinuousClock()
+        let appendStarted = clock.now
         var treeSize = size
         if !newGroups.isEmpty {
             treeSize = try publisher.append(newGroups.lazy.flatMap(\.leaves)).checkpoint.checkpoint.size
         }
+        let receiptsStarted = clock.now
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
         try FileManager.default.createDirectory(atPath: receiptDirectory, withIntermediateDirectories: true)
         let receiptsWritten = groups.isEmpty ? 0 : try writeReceipts(groups, treeSize: treeSize)
@@ -98,7 +105,9 @@ public struct ReportLog: Sendable {
         }
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
-            receiptsWritten: receiptsWritten, verifierKey: publisher.signer.verifierKey.text)
+            receiptsWritten: receiptsWritten, verifierKey: publisher.signer.verifierKey.text,
+            appendSeconds: Self.seconds(receiptsStarted - appendStarted),
+            receiptSeconds: Self.seconds(clock.now - receiptsStarted))
     }
 
     /// Writes each deletion's receipt of `groups` (manifest lines in the log, which ends at `treeSize`) against
@@ -172,6 +181,10 @@ public struct ReportLog: Sendable {
         // catch-up writes it again, this time replacing it whole, as every later receipt of it is.
         if try DurableFile.create(proof, at: appDirectory + "/" + path, mode: 0o644) { return }
         try DurableFile.write(proof, to: appDirectory + "/" + path, mode: 0o644, flush: false)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Threads that write one report's receipts: the machine's cores, at most four.

@@ -32,6 +32,10 @@ public struct ReportWriter: Sendable {
         public var dataset: ReportDataset
         /// What the log append did: lines appended (this one, and any a crash had left out), size, receipts.
         public var log: ReportLog.CaughtUp
+        /// Seconds spent collecting and assembling the dataset (set by ``ReportGenerator``), and rendering and
+        /// writing the three files durably; the log's own are in ``log``.
+        public var collectSeconds: Double = 0
+        public var fileSeconds: Double = 0
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -68,6 +72,8 @@ public struct ReportWriter: Sendable {
             ("json", { dataset, sink in ReportJSONRenderer.render(dataset) { sink.append($0) } }),
             ("csv", { dataset, sink in ReportCSVRenderer.render(dataset) { sink.append($0) } }),
         ]
+        let clock = ContinuousClock()
+        let renderStarted = clock.now
         let rendered = Mutex<[Int: Result<String, any Error>]>([:])
         let renderedDataset = dataset
         DispatchQueue.concurrentPerform(iterations: renderers.count) { index in
@@ -100,6 +106,7 @@ public struct ReportWriter: Sendable {
         directories.insert(appDirectory)
         for directory in directories.sorted(by: { $0.count > $1.count }) { try DurableFile.syncDirectory(directory) }
 
+        let fileSeconds = ReportLog.seconds(clock.now - renderStarted)
         var line = ReportManifestLine(
             sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
             generatedAt: dataset.generatedAt, files: files, previousLineSHA256: previous,
@@ -126,7 +133,8 @@ public struct ReportWriter: Sendable {
                 manifest: manifest,
                 known: [line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: dataset)])
         return Written(
-            files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log)
+            files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log,
+            fileSeconds: fileSeconds)
     }
 
     /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.
