@@ -77,25 +77,17 @@ package enum DurableFile {
         }
     }
 
-    /// Creates `path` with `bytes`, unflushed, unless it exists: then returns false and leaves it alone. No
-    /// temporary file and no rename, so only for a file whose every reader can tell a short one from a whole
-    /// one and whose writer writes it again after a crash (the reports' receipts, against a marker that names
-    /// the last complete set). Made durable, like ``write(_:to:mode:flush:)`` unflushed, by
-    /// ``syncFileSystem(holding:)``.
-    package static func create(_ bytes: [UInt8], at path: String, mode: mode_t = 0o600) throws(Failure) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { return false }
-            throw failure(path, "create it")
-        }
+    /// Writes `bytes` to `path` in place, creating it or truncating it first, unflushed. No temporary file and
+    /// no rename, so the file keeps its inode and a crash can leave it empty or short: only for a file whose
+    /// readers can tell a short one from a whole one and whose writer writes it again after a crash (the
+    /// reports' receipts, against a marker that names the last complete set). Made durable, like
+    /// ``write(_:to:mode:flush:)`` unflushed, by ``syncFileSystem(holding:)``.
+    package static func overwrite(_ bytes: [UInt8], at path: String, mode: mode_t = 0o600) throws(Failure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw failure(path, "create it") }
         let written = writeAll(descriptor, bytes)
         let closed = close(descriptor) == 0
-        guard written, closed else {
-            let error = failure(path, "write it")
-            unlink(path)
-            throw error
-        }
-        return true
+        guard written, closed else { throw failure(path, "write it") }
     }
 
     /// Flushes every file of the filesystem holding `directory`, and the directory itself: `syncfs(2)`, one

@@ -13,8 +13,8 @@ import TransparencyLog
 /// append and so under one new checkpoint, the leaves of every manifest line after it. A report written and
 /// appended once is never appended again (idempotent), and a manifest line that a crash left outside the log
 /// is appended by the next write (repaired). Receipts follow the checkpoint: for every line appended, and
-/// for the line before them unless `receipts/.complete` says the log's receipts were all written (a crash
-/// may have cut them short), each deletion's receipt is written
+/// for every logged line after the size `receipts/.complete` names (receipts a crash cut short, see
+/// ``firstUnreceipted(reader:size:logged:marker:)``), each deletion's receipt is written
 /// against the new checkpoint (see ``writeReceipts(_:treeSize:)``); one `syncfs(2)` then makes them all
 /// durable together (an `fsync` per receipt cost about a millisecond each, most of a large month's report).
 public struct ReportLog: Sendable {
@@ -59,6 +59,8 @@ public struct ReportLog: Sendable {
         let current = try publisher.currentCheckpoint()
         let size = current?.checkpoint.size ?? 0
         var logged = 0
+        // The first line whose receipts may be missing or cut short (0-based, so the line after that many).
+        var firstReceipted = 0
         if let current, size > 0 {
             // The last leaf decides what is appended: trust it only once it is proven under the signed root.
             let reader = TileHashReader(store: store, treeSize: size)
@@ -69,17 +71,15 @@ public struct ReportLog: Sendable {
                 throw Failure(description: "\(store.directory): the last leaf is not a report leaf; run report verify")
             }
             logged = sequence
+            firstReceipted = try Self.firstUnreceipted(
+                reader: reader, size: size, logged: logged, marker: Self.receiptedSize(appDirectory: appDirectory))
         }
         guard logged <= manifest.count else {
             throw Failure(
                 description: "\(store.directory): the log holds manifest line \(logged) but the manifest has only "
                     + "\(manifest.count) lines; run report verify")
         }
-        // The line before the new ones, whose receipts a crash after its append may have left unwritten —
-        // unless the receipts of the log as it stands were all written (the marker names its size): then its
-        // report, which may be a large month's, is not read back again.
-        let receiptsComplete = size > 0 && Self.receiptedSize(appDirectory: appDirectory) == size
-        let firstReceipted = receiptsComplete ? logged : max(logged - 1, 0)
+        let receiptsComplete = size > 0 && firstReceipted == logged
         var groups: [ReportLogEntries] = []
         for (line, text) in manifest[firstReceipted...] {
             groups.append(try known[line.sequence] ?? entries(line: line, text: text))
@@ -108,6 +108,20 @@ public struct ReportLog: Sendable {
             receiptsWritten: receiptsWritten, verifierKey: publisher.signer.verifierKey.text,
             appendSeconds: Self.seconds(receiptsStarted - appendStarted),
             receiptSeconds: Self.seconds(clock.now - receiptsStarted))
+    }
+
+    /// How many logged lines have all their receipts: the lines after them get theirs (again). The marker
+    /// names the tree size up to which every receipt was written; the leaf before it is the report leaf of the
+    /// last such line, so a crash — or crashes one after another — while receipts were written sends the
+    /// catch-up back exactly as far as needed, and a large month before them is not read back. Without a
+    /// usable marker (a log written before it), the last line's receipts are rewritten, as before it existed.
+    static func firstUnreceipted(reader: TileHashReader, size: UInt64, logged: Int, marker: UInt64?) throws -> Int {
+        guard let marker, marker > 0, marker <= size else { return max(logged - 1, 0) }
+        if marker == size { return logged }
+        guard let sequence = ReportLogEntries.reportSequence(ofLeaf: try reader.entry(at: marker - 1)),
+            sequence >= 1, sequence <= logged
+        else { return max(logged - 1, 0) }
+        return sequence
     }
 
     /// Writes each deletion's receipt of `groups` (manifest lines in the log, which ends at `treeSize`) against
@@ -175,12 +189,12 @@ public struct ReportLog: Sendable {
         _ prover: LogProver, index: UInt64, outcome: (key: ReportLogEntries.DeletionKey, entry: [UInt8]), path: String
     ) throws {
         let proof = try prover.receipt(index: index, extra: outcome.entry).bytes
-        // A deletion's first receipt is created in place: half the directory operations of a temporary file
-        // and a rename (and the threads writing receipts share the directory's lock for each). A crash can
-        // leave it short, like one not yet written: the marker then names a smaller size and the next
-        // catch-up writes it again, this time replacing it whole, as every later receipt of it is.
-        if try DurableFile.create(proof, at: appDirectory + "/" + path, mode: 0o644) { return }
-        try DurableFile.write(proof, to: appDirectory + "/" + path, mode: 0o644, flush: false)
+        // In place, not through a temporary file and a rename: each of those took a directory operation under
+        // the directory's lock, and each replacement freed an inode and allocated another, which ext4 grows
+        // slow at when hundreds of thousands were freed moments before (a daily report rewrites every
+        // receipt of its month). A crash can leave a receipt empty or short, as it can leave one unwritten:
+        // the marker then names a smaller size, and the next catch-up writes that line's receipts again.
+        try DurableFile.overwrite(proof, at: appDirectory + "/" + path, mode: 0o644)
     }
 
     static func seconds(_ duration: Duration) -> Double {

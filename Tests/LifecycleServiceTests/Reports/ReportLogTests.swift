@@ -238,16 +238,18 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
     }
 
-    /// A deletion's first receipt is created in place, not through a temporary file: a crash can leave it short.
-    /// Verify names it, and the next generate (the marker names a smaller size) replaces it whole.
-    @Test("a first receipt a crash left short is refused by verify and rewritten by the next generate")
-    func shortFirstReceipt() async throws {
+    /// Receipts are written in place, not through a temporary file and a rename: a crash can leave one short or
+    /// empty. Verify names it, and the next generate (the marker names a smaller size) writes it whole.
+    @Test(
+        "a receipt a crash left short or empty is refused by verify and rewritten by the next generate",
+        arguments: ["short", "empty"])
+    func cutReceipt(cut: String) async throws {
         let run = try await Self.deletedRun()
         defer { run.remove() }
         let receipts = run.files(in: run.receipts, suffix: ".tlog-proof")
         try #require(receipts.count == 2)
         let whole = try run.read(receipts[0])
-        try run.write(receipts[0], Array(whole.prefix(whole.count / 2)))
+        try run.write(receipts[0], cut == "empty" ? [] : Array(whole.prefix(whole.count / 2)))
         try run.write(run.app + "/" + ReportLogEntries.receiptedMarkerPath, Array("0\n".utf8))
         let refused = try await run.verify()
         #expect(refused.status == 1, "\(refused)")
@@ -256,6 +258,41 @@ struct ReportLogTests {
         let verified = try await run.verify()
         #expect(verified.status == 0, "\(verified)")
         #expect(try LogProof(parsing: try run.read(receipts[0])).index >= 3)
+    }
+
+    /// The marker names the size up to which every receipt was written; a catch-up rewrites the receipts of
+    /// every line after it, not only the last one's: after crashes in two generates in a row, a deletion only
+    /// an older line holds still gets its receipt.
+    @Test("receipts a crash left unwritten lines ago are written by the next generate, back to the marker")
+    func receiptsBackToTheMarker() async throws {
+        let directory = try await DevSetupDirectory.make(prefix: "tlog")
+        let run = Run(directory: directory)
+        defer { run.remove() }
+        // Line 1: a month with no deletion (one report leaf). Line 2: two deletions. Line 3: none again.
+        let empty = ["report", "generate", "--from", "2020-01-01", "--to", "2020-02-01"]
+        #expect(try await run.lifecycle(empty).status == 0)
+        for subject in ["s1", "s2"] {
+            #expect(try await run.lifecycle(["account", "delete", "--app", "demo", "--sub", subject]).status == 0)
+        }
+        try await run.generate()
+        #expect(try await run.lifecycle(empty).status == 0)
+        let marker = run.app + "/" + ReportLogEntries.receiptedMarkerPath
+        #expect(try run.read(marker) == Array("5\n".utf8))
+
+        // As if line 2's receipts were cut short, and the generate of line 3 crashed before its own ended.
+        let receipts = run.files(in: run.receipts, suffix: ".tlog-proof")
+        try #require(receipts.count == 2)
+        try run.write(receipts[0], [])
+        try FileManager.default.removeItem(atPath: receipts[1])
+        try run.write(marker, Array("1\n".utf8))
+        #expect(try await run.verify().status == 1)
+
+        // Line 4 holds no deletion either: only going back to line 2 rewrites the two receipts.
+        #expect(try await run.lifecycle(empty).status == 0)
+        #expect(try run.read(marker) == Array("6\n".utf8))
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(run.files(in: run.receipts, suffix: ".tlog-proof") == receipts)
     }
 
     /// A report's receipts are written by several threads, each a contiguous run of its rows. A deletion that
