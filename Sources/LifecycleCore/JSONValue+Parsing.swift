@@ -12,8 +12,10 @@ extension JSONValue {
     /// Parses one JSON text (RFC 8259) from UTF-8 bytes. Invalid UTF-8, trailing content, duplicate
     /// object member names and nesting beyond ``maximumNestingDepth`` are errors.
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes))
-        return try parser.parseDocument()
+        try Array(bytes).withUnsafeBufferPointer { bytes throws(JSONParseError) in
+            var parser = JSONParser(bytes: bytes)
+            return try parser.parseDocument()
+        }
     }
 
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
@@ -33,6 +35,17 @@ extension JSONValue {
     public static func parse(
         _ bytes: [UInt8], streamingArray member: String, element: (JSONValue) -> Void
     ) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { bytes throws(JSONParseError) in
+            try parse(bytes, streamingArray: member) { value, _ in element(value) }
+        }
+    }
+
+    /// ``parse(_:streamingArray:element:)`` over bytes held elsewhere (a mapped file), each element handed over
+    /// with the offset just past it: every byte before that offset has been read for the last time, so a
+    /// caller may let go of those pages.
+    public static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, streamingArray member: String, element: (JSONValue, Int) -> Void
+    ) throws(JSONParseError) -> JSONValue {
         try withoutActuallyEscaping(element) { element throws(JSONParseError) in
             var parser = JSONParser(bytes: bytes)
             parser.streamed = (member, element)
@@ -42,36 +55,23 @@ extension JSONValue {
 }
 
 private struct JSONParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
     /// The top-level member whose array elements are handed over instead of kept, and where to.
-    var streamed: (member: String, element: (JSONValue) -> Void)?
+    var streamed: (member: String, element: (JSONValue, Int) -> Void)?
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+    /// UTF-8 is checked where it can occur: a byte of 0x80 or above outside a string is no JSON syntax, so the
+    /// document is valid UTF-8 exactly when its strings are, and each is validated as it is decoded. One pass
+    /// over the bytes, and a streamed document is read once, in order.
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        guard Self.isValidUTF8(bytes) else { throw fail("invalid UTF-8") }
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected content after the JSON value") }
         return value
-    }
-
-    /// Validates in pieces of about a mebibyte, so a large document is not copied whole into a String just
-    /// to be checked. Each piece ends just after an ASCII byte, which no valid multi-byte sequence contains,
-    /// so the pieces are valid exactly when the whole is.
-    static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-        let piece = 1 << 20
-        var start = 0
-        while start < bytes.count {
-            var end = min(start + piece, bytes.count)
-            while end < bytes.count, bytes[end - 1] >= 0x80 { end += 1 }
-            guard String(validating: bytes[start..<end], as: UTF8.self) != nil else { return false }
-            start = end
-        }
-        return true
     }
 
     func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
@@ -151,7 +151,7 @@ private struct JSONParser {
     }
 
     /// `handingTo`: each element goes there instead of into the array, which comes back empty.
-    mutating func parseArray(handingTo handler: ((JSONValue) -> Void)? = nil) throws(JSONParseError) -> JSONValue {
+    mutating func parseArray(handingTo handler: ((JSONValue, Int) -> Void)? = nil) throws(JSONParseError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -164,7 +164,7 @@ private struct JSONParser {
         while true {
             skipWhitespace()
             let element = try parseValue()
-            if let handler { handler(element) } else { elements.append(element) }
+            if let handler { handler(element, index) } else { elements.append(element) }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -185,11 +185,17 @@ private struct JSONParser {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                defer { index += 1 }
-                // Most strings have no escape: decoded straight from the input, without a copy.
-                if utf8.isEmpty { return String(decoding: bytes[runStart..<index], as: UTF8.self) }
-                utf8.append(contentsOf: bytes[runStart..<index])
-                return String(decoding: utf8, as: UTF8.self)
+                // Most strings have no escape: validated and decoded straight from the input, without a copy.
+                let text =
+                    utf8.isEmpty
+                    ? String(validating: bytes[runStart..<index], as: UTF8.self)
+                    : String(validating: utf8 + bytes[runStart..<index], as: UTF8.self)
+                guard let text else {
+                    index = runStart
+                    throw fail("invalid UTF-8")
+                }
+                index += 1
+                return text
             }
             if byte < 0x20 { throw fail("control character in string") }
             if byte != UInt8(ascii: "\\") {
@@ -285,7 +291,7 @@ private struct JSONParser {
     /// JSON Schema counts these as integers (2020-12 validation §6.3), and going through Double would round
     /// anything above 2^53. Decimal arithmetic with overflow reported; at most 19 significant digits matter
     /// before an overflow ends it, so no loop runs longer than the text.
-    static func exactInteger(_ text: ArraySlice<UInt8>) -> Int64? {
+    static func exactInteger(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
         var index = text.startIndex
         let negative = text[index] == UInt8(ascii: "-")
         if negative { index += 1 }

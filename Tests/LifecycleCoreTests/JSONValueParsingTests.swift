@@ -103,21 +103,32 @@ struct JSONValueParsingTests {
         #expect(handed == 0)
     }
 
-    /// The document is validated as UTF-8 in pieces of a mebibyte; a sequence across a piece's end must be
-    /// judged as in one piece.
-    @Test("UTF-8 is judged the same across the validator's mebibyte pieces")
-    func utf8AcrossPieces() throws {
+    /// UTF-8 is validated where it can occur, in strings, as each is decoded (a byte of 0x80 or above anywhere
+    /// else is no JSON syntax): long strings, strings with escapes, member names and streamed rows are judged
+    /// as the whole document would be.
+    @Test("invalid UTF-8 is refused wherever it is: in long strings, after escapes, in names, outside strings")
+    func utf8Validation() throws {
         func document(_ middle: [UInt8]) -> [UInt8] { Array(#"{"a":""#.utf8) + middle + Array(#""}"#.utf8) }
         let twoByte: [UInt8] = [0xC3, 0xA9]  // é
-        // No ASCII byte for 1.2 MB: the piece stretches to the first one.
         let accented = Array([[UInt8]](repeating: twoByte, count: 600_000).joined())
         #expect(try JSONValue.parse(document(accented)) == ["a": .string(String(repeating: "é", count: 600_000))])
-        // A two-byte sequence straddling the mebibyte mark, between ASCII bytes.
         let ascii = [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) - 7)
         #expect(JSONValue.parseIfValid(document(ascii + twoByte + ascii)) != nil)
-        // The same sequence cut short before an ASCII byte, and a lone continuation byte after one.
+        // A sequence cut short, a lone continuation byte, an unfinished one at the end.
         #expect(JSONValue.parseIfValid(document(ascii + [0xC3] + ascii)) == nil)
         #expect(JSONValue.parseIfValid(document(ascii + [0xA9] + ascii)) == nil)
         #expect(JSONValue.parseIfValid(document(accented + [0xC3])) == nil)
+        // After an escape, in a member name, and outside any string.
+        #expect(try JSONValue.parse(document(Array(#"\n"#.utf8) + twoByte)) == ["a": "\né"])
+        #expect(JSONValue.parseIfValid(document(Array(#"\n"#.utf8) + [0xC3])) == nil)
+        #expect(JSONValue.parseIfValid(Array(#"{""#.utf8) + [0xFF] + Array(#"":1}"#.utf8)) == nil)
+        #expect(JSONValue.parseIfValid(Array(#"{"a":1}"#.utf8) + [0xC3, 0xA9]) == nil)
+        #expect(JSONValue.parseIfValid([0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)) == nil)
+        // A streamed row holding it refuses the document.
+        #expect(throws: JSONParseError.self) {
+            try JSONValue.parse(Array(#"{"rows":[""#.utf8) + [0xC3] + Array(#""]}"#.utf8), streamingArray: "rows") {
+                _ in
+            }
+        }
     }
 }
