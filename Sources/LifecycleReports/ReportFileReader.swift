@@ -44,4 +44,64 @@ enum ReportFileReader {
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
     }
+
+    /// The file mapped read-only, for reading once from start to end; nil when it cannot be opened or mapped.
+    static func mapped(_ path: String) -> MappedReportFile? { MappedReportFile(path: path) }
+}
+
+/// A report file mapped read-only (`mmap(2)`), read once in order: a month's JSON is gigabytes, and
+/// ``release(before:)`` hands the pages already read back to the kernel, so what stays resident is the
+/// window being read, not the file.
+final class MappedReportFile {
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var released = 0
+    /// Pages are let go in steps of this many bytes.
+    private static let step = 1 << 20
+
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0 else { return nil }
+        let count = Int(status.st_size)
+        guard count > 0 else {
+            bytes = UnsafeBufferPointer(start: nil, count: 0)
+            return
+        }
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+            return nil
+        }
+        _ = madvise(base, count, MADV_SEQUENTIAL)
+        bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+
+    /// Lets the kernel drop the mapped pages wholly before `offset`, once a step's worth has been read; a later
+    /// read of them would only fault them in again from the file.
+    func release(before offset: Int) {
+        guard let base = bytes.baseAddress, offset - released >= Self.step else { return }
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = min(offset, bytes.count) / pageSize * pageSize
+        guard end > released else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + released), end - released, MADV_DONTNEED)
+        released = end
+    }
+
+    /// The SHA-256 (hex) of the whole file, its pages let go behind the hash.
+    func sha256Hex() -> String {
+        let hasher = SHA256.Hasher()
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + Self.step, bytes.count)
+            hasher.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[offset..<end])))
+            offset = end
+            release(before: offset)
+        }
+        released = 0
+        return hasher.finishHex()
+    }
 }

@@ -59,8 +59,8 @@ struct BenchCommand: LifecycleCommand {
         reconcile's findings; then generates that month's deletion-compliance report with the same generator
         as report generate and serve, and reports setup and run time (with the run's phases: collect and
         assemble, the three files, the log's append, the receipts), requests/s, peak resident memory and
-        the files' sizes, then verifies the written report (timed apart). Exits 1 unless it verifies and lists
-        every request.
+        the files' sizes, then verifies the written report (timed and measured apart). Exits 1 unless it
+        verifies and lists every request.
           swift build -c release && .build/release/lifecycle bench report --events 1000000
 
         options:

@@ -48,6 +48,8 @@ package struct ReportBenchmark {
         var phases: [(name: String, seconds: Double)]
         /// The `report verify` of the written files, timed apart from the run.
         var verifySeconds: Double
+        /// The verify's own peak resident set size (the peak is reset when it starts).
+        var verifyPeakKiB: Int
         var peakKiBAfterSetup: Int
         var peakKiB: Int
         var files: [(name: String, bytes: Int)]
@@ -67,6 +69,7 @@ package struct ReportBenchmark {
                 "jobs": .integer(Int64(jobs)), "steps": .integer(Int64(steps)),
                 "setupSeconds": .number(rounded(setupSeconds)), "runSeconds": .number(rounded(runSeconds)),
                 "verifySeconds": .number(rounded(verifySeconds)),
+                "verifyPeakResidentKiB": .integer(Int64(verifyPeakKiB)),
                 "phaseSeconds": .object(JSONObject(members: phases.map { ($0.name, .number(rounded($0.seconds))) })),
                 "requestsPerSecond": .number(requestsPerSecond.rounded()), "rows": .integer(Int64(rows)),
                 "peakResidentKiBAfterSetup": .integer(Int64(peakKiBAfterSetup)),
@@ -89,7 +92,7 @@ package struct ReportBenchmark {
                 peak memory     \(peakKiBAfterSetup / 1024) MiB after setup, \(peakKiB / 1024) MiB at the end (peak resident set size, VmHWM)
                 files           \(sizes.joined(separator: ", "))
                 outcomes        \(summary.received) received: \(summary.completed) completed, \(summary.overdue) overdue, \(summary.failed) failed, \(summary.pending) pending, \(summary.cancelled) cancelled
-                verify          \(format(verifySeconds)) s: \(verified ? "the written report verifies (file hashes, hash chain, signature, log)" : "FAILED: \(problem ?? "unknown")")
+                verify          \(format(verifySeconds)) s, peak \(verifyPeakKiB / 1024) MiB: \(verified ? "the written report verifies (file hashes, hash chain, signature, log)" : "FAILED: \(problem ?? "unknown")")
                 """
         }
 
@@ -140,6 +143,7 @@ package struct ReportBenchmark {
         await context.close()
 
         progress("verifying the written report …")
+        BenchmarkSupport.resetPeakResident()
         let verification = try ReportVerifier.verify(
             directory: configuration.reports.directory,
             publicKey: try ReportKeys.publicKey(
@@ -159,7 +163,8 @@ package struct ReportBenchmark {
                 ("collect", report.collectSeconds), ("files", report.fileSeconds), ("log", report.log.appendSeconds),
                 ("receipts", report.log.receiptSeconds),
             ],
-            verifySeconds: BenchmarkSupport.seconds(verifyDone - runDone), peakKiBAfterSetup: peakAfterSetup,
+            verifySeconds: BenchmarkSupport.seconds(verifyDone - runDone),
+            verifyPeakKiB: BenchmarkSupport.peakResidentKiB(), peakKiBAfterSetup: peakAfterSetup,
             peakKiB: peak, files: files, summary: report.dataset.summary.total,
             rows: report.dataset.summary.total.received,
             verified: verification.broken == nil && verification.verifiedReports == 1,

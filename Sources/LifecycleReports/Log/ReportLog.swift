@@ -221,22 +221,22 @@ public struct ReportLog: Sendable {
 
     private func entries(line: ReportManifestLine, text: [UInt8]) throws -> ReportLogEntries {
         guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
-            let bytes = ReportFileReader.bytes(appDirectory + "/" + json.path)
+            FileManager.default.fileExists(atPath: appDirectory + "/" + json.path)
         else {
             throw Failure(description: "\(appDirectory): the JSON report of manifest line \(line.sequence) is missing")
         }
         do {
-            return try ReportLogEntries(line: line, lineText: text, reportJSON: bytes)
+            return try ReportLogEntries(line: line, lineText: text, reportFile: appDirectory + "/" + json.path)
         } catch {
             throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
         }
     }
 }
 
-/// A receipt's file name as 16 bytes of its SHA-256: what ``ReportLog/catchUp(manifest:known:)`` remembers of
-/// each receipt it wrote, so an older report's receipt never replaces a later one's, without holding a
-/// million names.
-private struct ReceiptName: Hashable, Sendable {
+/// A receipt's file name as 16 bytes of its SHA-256: what the log's catch-up remembers of each receipt it
+/// wrote, so an older report's receipt never replaces a later one's, and what the verifier remembers of each
+/// deletion, without holding a million names.
+struct ReceiptName: Hashable, Sendable {
     var high: UInt64
     var low: UInt64
 
@@ -245,4 +245,6 @@ private struct ReceiptName: Hashable, Sendable {
         high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
         low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    init(_ key: ReportLogEntries.DeletionKey) { self.init(key.receiptPath) }
 }

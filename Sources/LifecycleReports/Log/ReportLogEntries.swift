@@ -74,37 +74,87 @@ public struct ReportLogEntries: Hashable, Sendable {
     /// The leaves of the report that `line` (whose bytes, without newline, are `lineText`) lists, given the
     /// bytes of its JSON file. Refuses a JSON file whose SHA-256 is not the one on the line.
     public init(line: ReportManifestLine, lineText: some Collection<UInt8>, reportJSON: [UInt8]) throws(Failure) {
-        guard let listed = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
-            throw Failure(description: "manifest line \(line.sequence) lists no JSON report")
-        }
+        let listed = try Self.listedJSON(line)
         guard SHA256.hexDigest(reportJSON) == listed.sha256 else {
             throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
         }
-        // Row by row as they are parsed: a large month's rows are never all in memory as values.
         var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
+        try reportJSON.withUnsafeBufferPointer { bytes throws(Failure) in
+            try Self.walk(line: line, path: listed.path, json: bytes, release: { _ in }) { key, entry in
+                outcomes.append((key, entry))
+                return true
+            }
+        }
+        self.outcomes = ReportOutcomeLeaves(outcomes)
+        report = Self.report(line: line, lineText: lineText)
+    }
+
+    /// The same leaves, read from the report's JSON file at `path` (mapped, and let go as it is read).
+    public init(line: ReportManifestLine, lineText: some Collection<UInt8>, reportFile path: String) throws(Failure) {
+        var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
+        report = try Self.walk(line: line, lineText: lineText, reportFile: path) { key, entry in
+            outcomes.append((key, entry))
+            return true
+        }
+        self.outcomes = ReportOutcomeLeaves(outcomes)
+    }
+
+    /// Walks the report that `line` lists from its JSON file at `path` without holding it: checks the file's
+    /// SHA-256 against the line, then hands each deletion-outcome leaf, with its deletion, to `outcome` in
+    /// order as its row is parsed (`outcome` returns false to hear no more), and returns the report leaf. The
+    /// file is mapped and its pages let go as they are read, so a month of a million requests is never in
+    /// memory, as bytes or as values.
+    public static func walk(
+        line: ReportManifestLine, lineText: some Collection<UInt8>, reportFile path: String,
+        outcome: (DeletionKey, [UInt8]) -> Bool
+    ) throws(Failure) -> [UInt8] {
+        let listed = try listedJSON(line)
+        guard let file = ReportFileReader.mapped(path) else {
+            throw Failure(description: "\(listed.path): cannot be read")
+        }
+        guard file.sha256Hex() == listed.sha256 else {
+            throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
+        }
+        try walk(line: line, path: listed.path, json: file.bytes, release: file.release(before:), outcome: outcome)
+        return report(line: line, lineText: lineText)
+    }
+
+    private static func listedJSON(_ line: ReportManifestLine) throws(Failure) -> (path: String, sha256: String) {
+        guard let listed = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
+            throw Failure(description: "manifest line \(line.sequence) lists no JSON report")
+        }
+        return listed
+    }
+
+    /// Parses the JSON report row by row: a large month's rows are never all in memory as values.
+    private static func walk(
+        line: ReportManifestLine, path: String, json: UnsafeBufferPointer<UInt8>, release: (Int) -> Void,
+        outcome: (DeletionKey, [UInt8]) -> Bool
+    ) throws(Failure) {
+        var rows = 0
         var rowFailure: Failure?
-        let document = try? JSONValue.parse(reportJSON, streamingArray: "subjects") { row in
-            guard rowFailure == nil else { return }
+        var listening = true
+        let document = try? JSONValue.parse(json, streamingArray: "subjects") { row, end in
+            release(end)
+            guard rowFailure == nil, listening else { return }
+            defer { rows += 1 }
             guard let subject = row["subject"]?.stringValue, let eventType = row["eventType"]?.stringValue,
                 let eventTime = row["eventTime"]?.stringValue
             else {
-                rowFailure = Failure(
-                    description: "\(listed.path): subjects[\(outcomes.count)] lacks subject, eventType or eventTime")
+                rowFailure = Failure(description: "\(path): subjects[\(rows)] lacks subject, eventType or eventTime")
                 return
             }
             var object: [String: JSONValue] = [
                 "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
             ]
-            for member in Self.outcomeMembers { object[member] = row[member] ?? .null }
-            outcomes.append(
-                (DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), Self.serialize(object)))
+            for member in outcomeMembers { object[member] = row[member] ?? .null }
+            listening = outcome(
+                DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), serialize(object))
         }
         guard let document, document["subjects"]?.arrayValue != nil else {
-            throw Failure(description: "\(listed.path): not a JSON report with subjects[]")
+            throw Failure(description: "\(path): not a JSON report with subjects[]")
         }
         if let rowFailure { throw rowFailure }
-        self.outcomes = ReportOutcomeLeaves(outcomes)
-        report = Self.report(line: line, lineText: lineText)
     }
 
     /// The same leaves from the dataset the JSON file was rendered from (``ReportJSONRenderer``), without

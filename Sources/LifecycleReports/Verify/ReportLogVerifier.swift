@@ -52,51 +52,63 @@ enum ReportLogVerifier {
         let size = current.checkpoint.size
         let reader = TileHashReader(store: store, treeSize: size)
 
-        // 2. The leaves the reports give, against the leaves the log holds.
+        // 2. The leaves the reports give, against the leaves the log holds: each report's rows are walked as
+        // its JSON file is read, so neither the file nor its leaves are ever whole in memory.
         var index: UInt64 = 0
         // Per deletion, its latest outcome leaf: index and leaf hash (the receipts are checked against them).
-        var latest: [ReportLogEntries.DeletionKey: (index: UInt64, hash: MerkleHash)] = [:]
+        var latest: [ReceiptName: (index: UInt64, hash: MerkleHash)] = [:]
         for (line, text) in manifest {
             let item = "\(manifestPath) line \(line.sequence)"
-            let entries: ReportLogEntries
+            let notLogged = broken(
+                item,
+                "not in the transparency log: its checkpoint (size \(size)) ends before this report's leaves "
+                    + "(a write was cut short; the next report generate appends them)")
+            func differs(_ at: UInt64, _ kind: String) -> Result<Verified, ReportVerifier.Broken> {
+                broken(
+                    "\(logDirectory) leaf \(at)",
+                    "differs from the \(kind) leaf that manifest line \(line.sequence) and its report give "
+                        + "(the log or the report was changed)")
+            }
+            guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
+                return broken(item, "its JSON report cannot be read")
+            }
+            var at = index
+            var problem: Result<Verified, ReportVerifier.Broken>?
+            let reportLeaf: [UInt8]
             do {
-                guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
-                    let bytes = ReportFileReader.bytes(appDirectory + "/" + json.path)
-                else { return broken(item, "its JSON report cannot be read") }
-                entries = try ReportLogEntries(line: line, lineText: text, reportJSON: bytes)
+                reportLeaf = try ReportLogEntries.walk(
+                    line: line, lineText: text, reportFile: appDirectory + "/" + json.path
+                ) { key, leaf in
+                    guard at < size else {
+                        problem = notLogged
+                        return false
+                    }
+                    do {
+                        guard try reader.entry(at: at) == leaf else {
+                            problem = differs(at, "deletion-outcome")
+                            return false
+                        }
+                    } catch {
+                        problem = broken(logDirectory, "\(error)")
+                        return false
+                    }
+                    latest[ReceiptName(key)] = (at, MerkleHash.leaf(leaf))
+                    at += 1
+                    return true
+                }
             } catch {
                 return broken(item, "\(error)")
             }
-            let leaves = entries.all
-            guard index + UInt64(leaves.count) <= size else {
-                return broken(
-                    item,
-                    "not in the transparency log: its checkpoint (size \(size)) ends before this report's leaves "
-                        + "(a write was cut short; the next report generate appends them)")
-            }
-            for (offset, leaf) in leaves.enumerated() {
-                let at = index + UInt64(offset)
-                let logged: [UInt8]
-                do { logged = try reader.entry(at: at) } catch { return broken(logDirectory, "\(error)") }
-                guard logged == leaf else {
-                    let kind = offset == leaves.count - 1 ? "report" : "deletion-outcome"
-                    return broken(
-                        "\(logDirectory) leaf \(at)",
-                        "differs from the \(kind) leaf that manifest line \(line.sequence) and its report give "
-                            + "(the log or the report was changed)")
-                }
-                if offset < entries.outcomes.count {
-                    latest[entries.outcomes[offset].key] = (at, MerkleHash.leaf(leaf))
-                }
-            }
-            let reportIndex = index + UInt64(leaves.count - 1)
+            if let problem { return problem }
+            guard at < size else { return notLogged }
             do {
-                let proof = try reader.tree.inclusionProof(index: reportIndex, size: size)
-                try proof.verify(leafHash: MerkleHash.leaf(entries.report), rootHash: current.checkpoint.rootHash)
+                guard try reader.entry(at: at) == reportLeaf else { return differs(at, "report") }
+                let proof = try reader.tree.inclusionProof(index: at, size: size)
+                try proof.verify(leafHash: MerkleHash.leaf(reportLeaf), rootHash: current.checkpoint.rootHash)
             } catch {
-                return broken(item, "its report leaf \(reportIndex) is not included: \(error)")
+                return broken(item, "its report leaf \(at) is not included: \(error)")
             }
-            index += UInt64(leaves.count)
+            index = at + 1
         }
         guard index == size else {
             return broken(
@@ -109,15 +121,15 @@ enum ReportLogVerifier {
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: receiptDirectory)) ?? [])
             .filter { $0.hasSuffix(".tlog-proof") }.sorted()
-        var receipted: [ReportLogEntries.DeletionKey: UInt64] = [:]
+        var receipted: [ReceiptName: UInt64] = [:]
         // A report's receipts all carry the checkpoint of its append: its signature and its consistency with
         // the current one are checked once, when it is first opened, not once per receipt.
         var opened: [[UInt8]: SignedCheckpoint] = [:]
         for name in names {
             let path = receiptDirectory + "/" + name
-            guard let bytes = FileManager.default.contents(atPath: path) else { return broken(path, "cannot be read") }
+            guard let bytes = ReportFileReader.bytes(path) else { return broken(path, "cannot be read") }
             do {
-                let proof = try LogProof(parsing: Array(bytes))
+                let proof = try LogProof(parsing: bytes)
                 let newCheckpoint = opened[proof.checkpoint] == nil
                 let signed = try auditor.verifyReceipt(proof, opened: &opened)
                 if newCheckpoint { try auditor.verifyConsistency(from: signed, to: current) }
@@ -128,7 +140,7 @@ enum ReportLogVerifier {
                 // outcome is compared with the leaf hash the leaf pass kept, any other with the leaf read back.
                 let key = ReportLogEntries.deletionKey(ofLeaf: entry)
                 let logged =
-                    if let key, let known = latest[key], known.index == proof.index {
+                    if let key, let known = latest[ReceiptName(key)], known.index == proof.index {
                         known.hash == MerkleHash.leaf(entry)
                     } else {
                         try reader.entry(at: proof.index) == entry
@@ -136,19 +148,27 @@ enum ReportLogVerifier {
                 guard logged else { return broken(path, "its entry is not the log's leaf \(proof.index)") }
                 guard let key, key.receiptPath == ReportLogEntries.receiptDirectory + "/" + name
                 else { return broken(path, "its entry is not the deletion outcome its file name says") }
-                receipted[key] = proof.index
+                receipted[ReceiptName(key)] = proof.index
             } catch {
                 return broken(path, "\(error)")
             }
         }
-        // Only the deletions whose receipt is missing or stale are put in order (the first is named).
+        // Only the deletions whose receipt is missing or stale are named again from their leaves (read in log
+        // order), and the first by receipt name is reported.
         let unproven = latest.filter { receipted[$0.key] != $0.value.index }.map { ($0.key, $0.value.index) }
-        for (deletion, leaf) in unproven.sorted(by: { $0.0 < $1.0 }) {
-            let path = appDirectory + "/" + deletion.receiptPath
-            guard let held = receipted[deletion] else {
-                return broken(path, "missing: deletion outcome leaf \(leaf) has no receipt")
+        var named: [(key: ReportLogEntries.DeletionKey, leaf: UInt64, held: UInt64?)] = []
+        for (name, leaf) in unproven.sorted(by: { $0.1 < $1.1 }) {
+            guard let entry = try? reader.entry(at: leaf), let key = ReportLogEntries.deletionKey(ofLeaf: entry) else {
+                return broken("\(logDirectory) leaf \(leaf)", "cannot be read back")
             }
-            return broken(path, "proves leaf \(held), not the deletion's latest outcome, leaf \(leaf)")
+            named.append((key, leaf, receipted[name]))
+        }
+        if let first = named.min(by: { $0.key < $1.key }) {
+            let path = appDirectory + "/" + first.key.receiptPath
+            guard let held = first.held else {
+                return broken(path, "missing: deletion outcome leaf \(first.leaf) has no receipt")
+            }
+            return broken(path, "proves leaf \(held), not the deletion's latest outcome, leaf \(first.leaf)")
         }
         return .success(
             Verified(
