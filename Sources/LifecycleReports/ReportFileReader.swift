@@ -45,6 +45,22 @@ enum ReportFileReader {
         }
     }
 
+    /// Hands `body` the name of each entry of `directory` (not `.` and `..`) in the order the directory gives
+    /// them, as they are read, so a directory of a million files is never listed whole; nothing when it cannot
+    /// be opened.
+    static func forEachName(in directory: String, _ body: (String) -> Void) {
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: pointer.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { body(name) }
+        }
+    }
+
     /// The file mapped read-only, for reading once from start to end; nil when it cannot be opened or mapped.
     static func mapped(_ path: String) -> MappedReportFile? { MappedReportFile(path: path) }
 }

@@ -56,7 +56,7 @@ enum ReportLogVerifier {
         // its JSON file is read, so neither the file nor its leaves are ever whole in memory.
         var index: UInt64 = 0
         // Per deletion, its latest outcome leaf: index and leaf hash (the receipts are checked against them).
-        var latest: [ReceiptName: (index: UInt64, hash: MerkleHash)] = [:]
+        var latest: [ReceiptName: LatestLeaf] = [:]
         for (line, text) in manifest {
             let item = "\(manifestPath) line \(line.sequence)"
             let notLogged = broken(
@@ -92,7 +92,7 @@ enum ReportLogVerifier {
                         problem = broken(logDirectory, "\(error)")
                         return false
                     }
-                    latest[ReceiptName(key)] = (at, MerkleHash.leaf(leaf))
+                    latest[ReceiptName(key)] = LatestLeaf(index: at, hash: MerkleHash.leaf(leaf))
                     at += 1
                     return true
                 }
@@ -117,16 +117,18 @@ enum ReportLogVerifier {
                     + "were added that no report gives)")
         }
 
-        // 3. Receipts.
+        // 3. Receipts, in the order the directory gives them as it is read, so a million names are never held;
+        // of the broken ones, the first by name is reported, as when they were read in name order.
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: receiptDirectory)) ?? [])
-            .filter { $0.hasSuffix(".tlog-proof") }.sorted()
-        var receipted: [ReceiptName: UInt64] = [:]
+        var receipts = 0
+        var firstBroken: (name: String, broken: Result<Verified, ReportVerifier.Broken>)?
+        // Receipts of an older outcome than the deletion's latest, by deletion.
+        var stale: [ReceiptName: UInt64] = [:]
         // A report's receipts all carry the checkpoint of its append: its signature and its consistency with
         // the current one are checked once, when it is first opened, not once per receipt.
         var opened: [[UInt8]: SignedCheckpoint] = [:]
-        for name in names {
-            let path = receiptDirectory + "/" + name
+        func check(_ fileName: String) -> Result<Verified, ReportVerifier.Broken>? {
+            let path = receiptDirectory + "/" + fileName
             guard let bytes = ReportFileReader.bytes(path) else { return broken(path, "cannot be read") }
             do {
                 let proof = try LogProof(parsing: bytes)
@@ -136,32 +138,44 @@ enum ReportLogVerifier {
                 guard let entry = proof.extra, proof.index < size else {
                     return broken(path, "its entry is not the log's leaf \(proof.index)")
                 }
-                // Receipts come in file-name order, which is no order of the log: a receipt of a deletion's latest
-                // outcome is compared with the leaf hash the leaf pass kept, any other with the leaf read back.
+                // Receipts come in no order of the log: a receipt of a deletion's latest outcome is compared with
+                // the leaf hash the leaf pass kept, any other with the leaf read back.
                 let key = ReportLogEntries.deletionKey(ofLeaf: entry)
+                let name = key.map(ReceiptName.init)
+                let known = name.flatMap { latest[$0] }
+                let isLatest = known?.index == proof.index
                 let logged =
-                    if let key, let known = latest[ReceiptName(key)], known.index == proof.index {
-                        known.hash == MerkleHash.leaf(entry)
+                    if let known, isLatest {
+                        known.hash == LeafDigest(MerkleHash.leaf(entry))
                     } else {
                         try reader.entry(at: proof.index) == entry
                     }
                 guard logged else { return broken(path, "its entry is not the log's leaf \(proof.index)") }
-                guard let key, key.receiptPath == ReportLogEntries.receiptDirectory + "/" + name
+                guard let key, let name, key.receiptPath == ReportLogEntries.receiptDirectory + "/" + fileName
                 else { return broken(path, "its entry is not the deletion outcome its file name says") }
-                receipted[ReceiptName(key)] = proof.index
+                if isLatest { latest[name]?.proven = true } else { stale[name] = proof.index }
+                return nil
             } catch {
                 return broken(path, "\(error)")
             }
         }
+        ReportFileReader.forEachName(in: receiptDirectory) { name in
+            guard name.hasSuffix(".tlog-proof") else { return }
+            receipts += 1
+            // One that sorts after the first broken found so far cannot be the one reported.
+            if let first = firstBroken, first.name < name { return }
+            if let problem = check(name) { firstBroken = (name, problem) }
+        }
+        if let firstBroken { return firstBroken.broken }
         // Only the deletions whose receipt is missing or stale are named again from their leaves (read in log
         // order), and the first by receipt name is reported.
-        let unproven = latest.filter { receipted[$0.key] != $0.value.index }.map { ($0.key, $0.value.index) }
+        let unproven = latest.filter { !$0.value.proven }.map { ($0.key, $0.value.index) }
         var named: [(key: ReportLogEntries.DeletionKey, leaf: UInt64, held: UInt64?)] = []
         for (name, leaf) in unproven.sorted(by: { $0.1 < $1.1 }) {
             guard let entry = try? reader.entry(at: leaf), let key = ReportLogEntries.deletionKey(ofLeaf: entry) else {
                 return broken("\(logDirectory) leaf \(leaf)", "cannot be read back")
             }
-            named.append((key, leaf, receipted[name]))
+            named.append((key, leaf, stale[name]))
         }
         if let first = named.min(by: { $0.key < $1.key }) {
             let path = appDirectory + "/" + first.key.receiptPath
@@ -172,7 +186,7 @@ enum ReportLogVerifier {
         }
         return .success(
             Verified(
-                treeSize: size, receipts: names.count, verifierKey: key.text, keptCheckpointChecked: kept != nil))
+                treeSize: size, receipts: receipts, verifierKey: key.text, keptCheckpointChecked: kept != nil))
     }
 
     /// The origin line of a checkpoint note, unverified: only to choose which app's log it is checked against.
@@ -180,4 +194,30 @@ enum ReportLogVerifier {
         guard let end = bytes.firstIndex(of: 0x0A), end > 0 else { return nil }
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
+}
+
+/// What the verifier keeps of a deletion's latest outcome leaf, inline (a `MerkleHash` holds its bytes on the
+/// heap): its index, its leaf hash, and whether a receipt proved it.
+private struct LatestLeaf {
+    var index: UInt64
+    var hash: LeafDigest
+    var proven = false
+
+    init(index: UInt64, hash: MerkleHash) {
+        self.index = index
+        self.hash = LeafDigest(hash)
+    }
+}
+
+/// A 32-byte hash as four words.
+private struct LeafDigest: Equatable {
+    var words: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ hash: MerkleHash) {
+        let bytes = hash.bytes
+        func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        words = (word(0), word(8), word(16), word(24))
+    }
+
+    static func == (lhs: LeafDigest, rhs: LeafDigest) -> Bool { lhs.words == rhs.words }
 }

@@ -162,6 +162,23 @@ struct ReportLogTests {
         #expect(line.contains(expected), "\(line)")
     }
 
+    /// Receipts are read in the directory's order, not listed and sorted first: of several broken ones, the
+    /// first by name is still the one named, whatever order the directory gives.
+    @Test("of several broken receipts, verify names the first by name")
+    func firstBrokenReceiptByName() async throws {
+        let run = try await Self.deletedRun(subjects: ["s1", "s2", "s3", "s4"])
+        defer { run.remove() }
+        let receipts = run.files(in: run.receipts, suffix: ".tlog-proof")
+        try #require(receipts.count == 4)
+        for receipt in receipts.dropFirst() { try run.write(receipt, Array("not a proof\n".utf8)) }
+        let last = try await run.verify()
+        #expect(last.status == 1, "\(last)")
+        #expect(Self.broken(last).contains(receipts[1]), "\(last)")
+        try run.write(receipts[0], [])
+        let first = try await run.verify()
+        #expect(Self.broken(first).contains(receipts[0]), "\(first)")
+    }
+
     @Test("appending a report's leaves again adds nothing: the log's last leaf says which lines it holds")
     func appendIsIdempotent() async throws {
         let run = try await Self.deletedRun()
