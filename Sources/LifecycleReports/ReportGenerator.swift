@@ -73,7 +73,7 @@ public struct ReportGenerator: Sendable {
             spoolDirectories: [writer.directory])
         let collected = clock.now
         var written = try writer.write(dataset)
-        written.collectSeconds = ReportLog.seconds(collected - started)
+        written.collectSeconds = (collected - started).inSeconds
         return written
     }
 

@@ -14,6 +14,9 @@ public protocol LifecycleClock: Sendable {
 }
 
 extension Duration {
+    /// The duration in seconds, with its fraction: what the benchmarks and the reports' phase timings print.
+    public var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     /// Whole nanoseconds, clamped to zero for negative durations and saturating for huge ones, for adding to
     /// ``LifecycleClock/monotonicNanoseconds()`` (the saturated value stays far from overflow when added).
     public var nanosecondsForDeadline: UInt64 {

@@ -50,8 +50,4 @@ enum BenchmarkSupport {
         _ = write(descriptor, "5", 1)
         close(descriptor)
     }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -145,10 +145,10 @@ package struct ReconcileBenchmark {
         let app = report.apps.first
         return Report(
             accounts: options.accounts, appRows: appRows, seed: options.seed,
-            setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
-            appDatabaseSeconds: BenchmarkSupport.seconds(appDatabaseDone - setupStarted),
-            serviceStoreSeconds: BenchmarkSupport.seconds(setupDone - appDatabaseDone),
-            runSeconds: BenchmarkSupport.seconds(runDone - setupDone),
+            setupSeconds: (setupDone - setupStarted).inSeconds,
+            appDatabaseSeconds: (appDatabaseDone - setupStarted).inSeconds,
+            serviceStoreSeconds: (setupDone - appDatabaseDone).inSeconds,
+            runSeconds: (runDone - setupDone).inSeconds,
             recordsRead: app?.recordsRead ?? 0, accountsRead: app?.accountsRead ?? 0, registered: app?.registered ?? 0,
             peakKiBAfterSetup: peakAfterSetup, peakKiB: peak, expected: expected.filter { $0.value > 0 }, found: found)
     }

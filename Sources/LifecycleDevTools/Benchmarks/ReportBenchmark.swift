@@ -157,13 +157,13 @@ package struct ReportBenchmark {
         }
         return Report(
             events: options.events, seed: options.seed, jobs: written.jobs, steps: written.steps,
-            setupSeconds: BenchmarkSupport.seconds(setupDone - setupStarted),
-            runSeconds: BenchmarkSupport.seconds(runDone - setupDone),
+            setupSeconds: (setupDone - setupStarted).inSeconds,
+            runSeconds: (runDone - setupDone).inSeconds,
             phases: [
                 ("collect", report.collectSeconds), ("files", report.fileSeconds), ("log", report.log.appendSeconds),
                 ("receipts", report.log.receiptSeconds),
             ],
-            verifySeconds: BenchmarkSupport.seconds(verifyDone - runDone),
+            verifySeconds: (verifyDone - runDone).inSeconds,
             verifyPeakKiB: BenchmarkSupport.peakResidentKiB(), peakKiBAfterSetup: peakAfterSetup,
             peakKiB: peak, files: files, summary: report.dataset.summary.total,
             rows: report.dataset.summary.total.received,

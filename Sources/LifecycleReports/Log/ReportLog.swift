@@ -106,8 +106,8 @@ public struct ReportLog: Sendable {
         return CaughtUp(
             appendedLines: manifest.suffix(manifest.count - logged).map(\.line.sequence), treeSize: treeSize,
             receiptsWritten: receiptsWritten, verifierKey: publisher.signer.verifierKey.text,
-            appendSeconds: Self.seconds(receiptsStarted - appendStarted),
-            receiptSeconds: Self.seconds(clock.now - receiptsStarted))
+            appendSeconds: (receiptsStarted - appendStarted).inSeconds,
+            receiptSeconds: (clock.now - receiptsStarted).inSeconds)
     }
 
     /// How many logged lines have all their receipts: the lines after them get theirs (again). The marker
@@ -197,10 +197,6 @@ public struct ReportLog: Sendable {
         try DurableFile.overwrite(proof, at: appDirectory + "/" + path, mode: 0o644)
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// Threads that write one report's receipts: the machine's cores, at most four.
     static let receiptWorkers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
@@ -231,20 +227,4 @@ public struct ReportLog: Sendable {
             throw Failure(description: "\(appDirectory)/\(error); it is not logged, run report verify")
         }
     }
-}
-
-/// A receipt's file name as 16 bytes of its SHA-256: what the log's catch-up remembers of each receipt it
-/// wrote, so an older report's receipt never replaces a later one's, and what the verifier remembers of each
-/// deletion, without holding a million names.
-struct ReceiptName: Hashable, Sendable {
-    var high: UInt64
-    var low: UInt64
-
-    init(_ path: String) {
-        let digest = SHA256.hash(path)
-        high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-        low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    init(_ key: ReportLogEntries.DeletionKey) { self.init(key.receiptPath) }
 }

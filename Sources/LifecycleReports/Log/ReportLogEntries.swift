@@ -71,25 +71,8 @@ public struct ReportLogEntries: Hashable, Sendable {
         public var description: String
     }
 
-    /// The leaves of the report that `line` (whose bytes, without newline, are `lineText`) lists, given the
-    /// bytes of its JSON file. Refuses a JSON file whose SHA-256 is not the one on the line.
-    public init(line: ReportManifestLine, lineText: some Collection<UInt8>, reportJSON: [UInt8]) throws(Failure) {
-        let listed = try Self.listedJSON(line)
-        guard SHA256.hexDigest(reportJSON) == listed.sha256 else {
-            throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
-        }
-        var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
-        try reportJSON.withUnsafeBufferPointer { bytes throws(Failure) in
-            try Self.walk(line: line, path: listed.path, json: bytes, release: { _ in }) { key, entry in
-                outcomes.append((key, entry))
-                return true
-            }
-        }
-        self.outcomes = ReportOutcomeLeaves(outcomes)
-        report = Self.report(line: line, lineText: lineText)
-    }
-
-    /// The same leaves, read from the report's JSON file at `path` (mapped, and let go as it is read).
+    /// The leaves of the report that `line` (whose bytes, without newline, are `lineText`) lists, read from its
+    /// JSON file at `path` (mapped, and let go as it is read). Refuses a file whose SHA-256 is not the line's.
     public init(line: ReportManifestLine, lineText: some Collection<UInt8>, reportFile path: String) throws(Failure) {
         var outcomes: [(key: DeletionKey, entry: [UInt8])] = []
         report = try Self.walk(line: line, lineText: lineText, reportFile: path) { key, entry in
@@ -238,4 +221,20 @@ public struct ReportOutcomeLeaves: RandomAccessCollection, Sendable {
         case .rows(let rows, let app, let report): ReportLogEntries.outcome(rows[position], app: app, report: report)
         }
     }
+}
+
+/// A receipt's file name as 16 bytes of its SHA-256: what the log's catch-up remembers of each receipt it
+/// wrote, so an older report's receipt never replaces a later one's, and what the verifier remembers of each
+/// deletion, without holding a million names.
+struct ReceiptName: Hashable, Sendable {
+    var high: UInt64
+    var low: UInt64
+
+    init(_ path: String) {
+        let digest = SHA256.hash(path)
+        high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    init(_ key: ReportLogEntries.DeletionKey) { self.init(key.receiptPath) }
 }

@@ -106,7 +106,7 @@ public struct ReportWriter: Sendable {
         directories.insert(appDirectory)
         for directory in directories.sorted(by: { $0.count > $1.count }) { try DurableFile.syncDirectory(directory) }
 
-        let fileSeconds = ReportLog.seconds(clock.now - renderStarted)
+        let fileSeconds = (clock.now - renderStarted).inSeconds
         var line = ReportManifestLine(
             sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
             generatedAt: dataset.generatedAt, files: files, previousLineSHA256: previous,

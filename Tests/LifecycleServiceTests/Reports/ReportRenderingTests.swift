@@ -53,7 +53,12 @@ struct ReportRenderingTests {
             signingKeyID: "0011223344556677")
         let text = Array(line.text.utf8)
         let fromDataset = ReportLogEntries(line: line, lineText: text, dataset: dataset)
-        let fromFile = try ReportLogEntries(line: line, lineText: text, reportJSON: json)
+        // Read back as the verifier and the log's catch-up read it: mapped from the file.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("leaves-\(UUID().uuidString).json")
+            .path
+        try Data(json).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fromFile = try ReportLogEntries(line: line, lineText: text, reportFile: path)
         #expect(fromDataset.outcomes.count == dataset.subjects.count)
         #expect(Set(dataset.subjects.map(\.outcome)).count >= 4, "the fixture covers several outcomes")
         #expect(fromDataset.all == fromFile.all)
