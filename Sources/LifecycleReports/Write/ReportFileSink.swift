@@ -7,7 +7,8 @@ import LifecycleEngine
 
 /// A report file written as it is rendered: text goes through a buffer to a temporary file and into a
 /// running SHA-256, and ``finish()`` renames the file into place, so a reader never sees half a report and a
-/// large month's file is never held whole in memory.
+/// large month's file is never held whole in memory. A file that fails (a full disk, a file size limit) or is
+/// never finished leaves no temporary file behind.
 final class ReportFileSink {
     /// Bytes gathered before one `write(2)`.
     static let bufferSize = 1 << 20
@@ -17,18 +18,25 @@ final class ReportFileSink {
     private var descriptor: Int32
     private let hasher = SHA256.Hasher()
     private var buffer: [UInt8] = []
-    private var failed = false
+    /// The first write's `errno` when one failed; later writes are skipped.
+    private var failure: Int32?
 
     init(path: String) throws {
         self.path = path
         temporary = path + ".tmp"
         descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ReportWriter.Failure(description: "\(path): cannot write the report file") }
+        guard descriptor >= 0 else {
+            throw ReportWriter.Failure(
+                description: "\(path): cannot write the report file: \(String(cString: strerror(errno)))")
+        }
         buffer.reserveCapacity(Self.bufferSize)
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(temporary)
+        }
     }
 
     func append(_ text: String) {
@@ -43,7 +51,7 @@ final class ReportFileSink {
 
     private func flush() {
         buffer.withUnsafeBytes { hasher.update($0) }
-        if !failed && !DurableFile.writeAll(descriptor, buffer) { failed = true }
+        if failure == nil && !DurableFile.writeAll(descriptor, buffer) { failure = errno }
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -53,12 +61,18 @@ final class ReportFileSink {
     /// never reached the disk.
     func finish() throws -> String {
         flush()
-        let synced = !failed && fsync(descriptor) == 0
-        let closed = close(descriptor) == 0 && synced
+        if failure == nil, fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0, failure == nil { failure = errno }
         descriptor = -1
-        guard !failed, closed else { throw ReportWriter.Failure(description: "\(path): cannot write the report file") }
+        if let failure {
+            unlink(temporary)
+            throw ReportWriter.Failure(
+                description: "\(path): cannot write the report file: \(String(cString: strerror(failure)))")
+        }
         guard rename(temporary, path) == 0 else {
-            throw ReportWriter.Failure(description: "\(path): cannot rename into place")
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ReportWriter.Failure(description: "\(path): cannot rename into place: \(reason)")
         }
         return hasher.finishHex()
     }

@@ -233,9 +233,14 @@ struct ReportLogTests {
     }
 
     /// The three files are rendered at once: when one cannot be written, the others are removed again, so no
-    /// file lies in the app's directory without a manifest line, and the report is not logged.
-    @Test("a report file that cannot be written fails the generate and leaves no unlisted file behind")
-    func unwritableReportFile() async throws {
+    /// file lies in the app's directory without a manifest line, and the report is not logged. "in the way" is a
+    /// directory where the CSV's temporary file goes (it cannot be opened); "disk full" makes the JSON's
+    /// temporary file a link to `/dev/full`, so it opens and every write fails with `ENOSPC`, as on a full disk:
+    /// the failing file's own temporary file goes too.
+    @Test(
+        "a report file that cannot be written fails the generate and leaves no file behind",
+        arguments: ["in the way", "disk full"])
+    func unwritableReportFile(cause: String) async throws {
         let run = try await Self.deletedRun()
         defer { run.remove() }
         let manifest = try run.read(run.app + "/manifest.jsonl")
@@ -243,13 +248,26 @@ struct ReportLogTests {
             try FileManager.default.subpathsOfDirectory(atPath: run.app).first {
                 $0.hasSuffix("-deletion-compliance.html")
             })
-        // The next report of the day is `-2`; a directory where its CSV's temporary file goes stops the CSV.
+        // The next report of the day is `-2`.
         let second = run.app + "/" + html.dropLast(".html".count) + "-2"
-        try FileManager.default.createDirectory(atPath: second + ".csv.tmp", withIntermediateDirectories: false)
+        let failing = second + (cause == "in the way" ? ".csv" : ".json")
+        if cause == "in the way" {
+            try FileManager.default.createDirectory(atPath: failing + ".tmp", withIntermediateDirectories: false)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: failing + ".tmp", withDestinationPath: "/dev/full")
+        }
         let refused = try await run.lifecycle(["report", "generate"])
         #expect(refused.status != 0, "\(refused)")
-        #expect(refused.errors.contains(second + ".csv"), "\(refused)")
-        for ext in ["html", "json", "csv"] { #expect(!FileManager.default.fileExists(atPath: second + "." + ext)) }
+        #expect(refused.errors.contains(failing + ": cannot write the report file: "), "\(refused)")
+        if cause == "disk full" { #expect(refused.errors.contains("No space left on device"), "\(refused)") }
+        for ext in ["html", "json", "csv"] {
+            #expect(!FileManager.default.fileExists(atPath: second + "." + ext))
+            if cause == "disk full" {
+                // `lstat`, not `fileExists`: the link itself must be gone, not only a file it points to.
+                var status = stat()
+                #expect(lstat(second + "." + ext + ".tmp", &status) != 0, "\(second).\(ext).tmp left behind")
+            }
+        }
         #expect(try run.read(run.app + "/manifest.jsonl") == manifest)
         let verified = try await run.verify()
         #expect(verified.status == 0, "\(verified)")
