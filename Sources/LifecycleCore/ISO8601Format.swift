@@ -3,6 +3,19 @@
 public enum ISO8601Format {
     /// `yyyy-MM-ddTHH:mm:ss.SSSZ` (milliseconds always present, `Z` always UTC).
     public static func format(_ instant: Instant) -> String {
+        String(unsafeUninitializedCapacity: 32) { fill($0, instant) }
+    }
+
+    /// The bytes of ``format(_:)`` appended to `output`, with no `String` made: a report writes millions.
+    public static func write(_ instant: Instant, into output: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            let count = fill(buffer, instant)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Writes the text into `buffer` (32 bytes at least) and returns its length.
+    private static func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ instant: Instant) -> Int {
         let ms = instant.millisecondsSinceEpoch
         let days = floorDiv(ms, 86_400_000)
         let msOfDay = ms - days * 86_400_000
@@ -12,40 +25,44 @@ public enum ISO8601Format {
         let s = (msOfDay / 1000) % 60
         let frac = msOfDay % 1000
         guard (0...9999).contains(y) else {
-            return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
+            let text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(frac, 3))Z"
+            var count = 0
+            for byte in text.utf8.prefix(buffer.count) {
+                buffer[count] = byte
+                count += 1
+            }
+            return count
         }
         // The 24 bytes written in place: reports and log lines format millions of instants, and the
         // interpolation above built each from eight pieces.
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            var at = 0
-            func put(_ value: Int64, _ width: Int) {
-                var rest = value
-                for position in stride(from: at + width - 1, through: at, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-                at += width
+        var at = 0
+        func put(_ value: Int64, _ width: Int) {
+            var rest = value
+            for position in stride(from: at + width - 1, through: at, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
             }
-            func put(_ byte: Unicode.Scalar) {
-                buffer[at] = UInt8(byte.value)
-                at += 1
-            }
-            put(y, 4)
-            put("-")
-            put(m, 2)
-            put("-")
-            put(d, 2)
-            put("T")
-            put(h, 2)
-            put(":")
-            put(mi, 2)
-            put(":")
-            put(s, 2)
-            put(".")
-            put(frac, 3)
-            put("Z")
-            return at
+            at += width
         }
+        func put(_ byte: Unicode.Scalar) {
+            buffer[at] = UInt8(byte.value)
+            at += 1
+        }
+        put(y, 4)
+        put("-")
+        put(m, 2)
+        put("-")
+        put(d, 2)
+        put("T")
+        put(h, 2)
+        put(":")
+        put(mi, 2)
+        put(":")
+        put(s, 2)
+        put(".")
+        put(frac, 3)
+        put("Z")
+        return at
     }
 
     /// Most digits accepted after the decimal point of the seconds: nanoseconds, the finest that Go, Java and

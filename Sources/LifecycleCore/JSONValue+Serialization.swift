@@ -28,10 +28,8 @@ extension JSONValue {
         switch self {
         case .null: JSONValue.append("null", to: &output)
         case .bool(let value): JSONValue.append(value ? "true" : "false", to: &output)
-        case .integer(let value): output.append(contentsOf: String(value).utf8)
-        case .number(let value):
-            // A whole value in Int64 range is written as an integer, which is how the parser reads it back.
-            output.append(contentsOf: (Int64(exactly: value).map { String($0) } ?? String(value)).utf8)
+        case .integer(let value): JSONValue.writeInteger(value, into: &output)
+        case .number(let value): JSONValue.writeNumber(value, into: &output)
         case .string(let value): JSONValue.writeString(value, into: &output)
         case .array(let elements):
             if elements.isEmpty {
@@ -64,6 +62,15 @@ extension JSONValue {
             if pretty { JSONValue.appendLineBreak(indent, to: &output) }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+        output.append(contentsOf: String(value).utf8)
+    }
+
+    /// A whole value in Int64 range is written as an integer, which is how the parser reads it back.
+    static func writeNumber(_ value: Double, into output: inout [UInt8]) {
+        output.append(contentsOf: (Int64(exactly: value).map { String($0) } ?? String(value)).utf8)
     }
 
     private static func append(_ text: StaticString, to output: inout [UInt8]) {

@@ -13,38 +13,76 @@ public enum ReportCSVRenderer {
     ]
 
     public static func render(_ dataset: ReportDataset) -> [UInt8] {
-        var text = ""
-        render(dataset) { text += $0 }
-        return Array(text.utf8)
+        var bytes: [UInt8] = []
+        render(dataset) { bytes += $0 }
+        return bytes
     }
 
-    /// The same bytes in pieces, a line at a time, so a writer can stream a large month to its file.
-    public static func render(_ dataset: ReportDataset, into emit: (String) -> Void) {
-        emit(columns.map(field).joined(separator: ",") + "\r\n")
-        // One line's text, reused: a large month has a million lines of a few kilobytes each.
-        var line = ""
+    /// The same bytes in pieces, a line at a time, so a writer can stream a large month to its file. A line is
+    /// built as bytes in one buffer reused from row to row; instants and fixed words, which never need quoting,
+    /// are written as they are.
+    public static func render(_ dataset: ReportDataset, into emit: ([UInt8]) -> Void) {
+        emit(Array((columns.map(field).joined(separator: ",") + "\r\n").utf8))
+        var line: [UInt8] = []
+        func text(_ value: String) { appendField(value, to: &line) }
+        func instant(_ value: Instant?) { if let value { ISO8601Format.write(value, into: &line) } }
+        func comma() { line.append(UInt8(ascii: ",")) }
         for row in dataset.subjects {
-            let values: [String] = [
-                row.pseudonym, row.eventType, row.source.rawValue, row.eventTime.iso8601, row.receivedAt.iso8601,
-                row.policy ?? "", row.deadline?.iso8601 ?? "", row.outcome.rawValue,
-                row.onTime.map { $0 ? "true" : "false" } ?? "", row.completedAt?.iso8601 ?? "",
-                row.daysToComplete.map { JSONValue.number($0).serialized() } ?? "", row.verification.rawValue,
-                row.targets.map(target).joined(separator: "; "),
-                row.retained.map { "\($0.category) kept under \($0.basis) until \($0.purgeAt.iso8601) (\($0.status))" }
-                    .joined(separator: "; "),
-                row.remainingCopies?.backupsBeyondUseBy?.iso8601 ?? "",
-                row.remainingCopies?.masterKey?.retiredAt?.iso8601 ?? "", row.remainingCopies?.statement ?? "",
-                row.appleRevocation?.summaryText ?? "", row.acknowledgedAt?.iso8601 ?? "",
-                row.extension?.summaryText ?? "none", row.denial?.summaryText ?? "none",
-                row.response.rawValue, row.respondedAt?.iso8601 ?? "", row.cancellation?.summaryText ?? "",
-                row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "), row.provider,
-            ]
             line.removeAll(keepingCapacity: true)
-            for (position, value) in values.enumerated() {
-                if position > 0 { line += "," }
-                appendField(value, to: &line)
-            }
-            line += "\r\n"
+            text(row.pseudonym)
+            comma()
+            text(row.eventType)
+            comma()
+            text(row.source.rawValue)
+            comma()
+            instant(row.eventTime)
+            comma()
+            instant(row.receivedAt)
+            comma()
+            text(row.policy ?? "")
+            comma()
+            instant(row.deadline)
+            comma()
+            text(row.outcome.rawValue)
+            comma()
+            text(row.onTime.map { $0 ? "true" : "false" } ?? "")
+            comma()
+            instant(row.completedAt)
+            comma()
+            if let days = row.daysToComplete { JSONValue.number(days).serialize(into: &line) }
+            comma()
+            text(row.verification.rawValue)
+            comma()
+            text(row.targets.map(target).joined(separator: "; "))
+            comma()
+            text(
+                row.retained.map { "\($0.category) kept under \($0.basis) until \($0.purgeAt.iso8601) (\($0.status))" }
+                    .joined(separator: "; "))
+            comma()
+            instant(row.remainingCopies?.backupsBeyondUseBy)
+            comma()
+            instant(row.remainingCopies?.masterKey?.retiredAt)
+            comma()
+            text(row.remainingCopies?.statement ?? "")
+            comma()
+            text(row.appleRevocation?.summaryText ?? "")
+            comma()
+            instant(row.acknowledgedAt)
+            comma()
+            text(row.extension?.summaryText ?? "none")
+            comma()
+            text(row.denial?.summaryText ?? "none")
+            comma()
+            text(row.response.rawValue)
+            comma()
+            instant(row.respondedAt)
+            comma()
+            text(row.cancellation?.summaryText ?? "")
+            comma()
+            text(row.holds.isEmpty ? "none" : row.holds.map(\.summaryText).joined(separator: "; "))
+            comma()
+            text(row.provider)
+            line.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
             emit(line)
         }
     }
@@ -64,39 +102,32 @@ public enum ReportCSVRenderer {
 
     /// One RFC 4180 field.
     public static func field(_ value: String) -> String {
-        var text = ""
-        appendField(value, to: &text)
-        return text
+        var bytes: [UInt8] = []
+        appendField(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `value` as one RFC 4180 field: as it is, or quoted with every quote doubled when it holds a
     /// comma, a quote, CR or LF. Done on UTF-8 bytes: those four are ASCII and no byte of a multi-byte sequence
     /// equals one, so a quote followed by a combining mark is doubled too (String.replacingOccurrences compares
     /// Characters and left such a quote single, ending the field early).
-    static func appendField(_ value: String, to text: inout String) {
-        let utf8 = value.utf8
-        let special: (UInt8) -> Bool = {
-            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
-        }
-        guard utf8.contains(where: special) else {
-            text += value
-            return
-        }
-        text += "\""
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: "\"") {
-                // Both ends of the run are ASCII bytes, so scalar boundaries: the run through this quote, then
-                // the quote again.
-                let next = utf8.index(after: index)
-                text += String(value.unicodeScalars[runStart..<next])
-                text += "\""
-                runStart = next
+    static func appendField(_ value: String, to output: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { bytes in
+            let special: (UInt8) -> Bool = {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\r")
+                    || $0 == UInt8(ascii: "\n")
             }
-            index = utf8.index(after: index)
+            guard bytes.contains(where: special) else {
+                output.append(contentsOf: bytes)
+                return
+            }
+            output.append(UInt8(ascii: "\""))
+            for byte in bytes {
+                output.append(byte)
+                if byte == UInt8(ascii: "\"") { output.append(byte) }
+            }
+            output.append(UInt8(ascii: "\""))
         }
-        if runStart != utf8.endIndex { text += String(value.unicodeScalars[runStart..<utf8.endIndex]) }
-        text += "\""
     }
 }

@@ -172,8 +172,8 @@ struct ReportRowSpoolTests {
 
     static func files(_ dataset: ReportDataset) -> [String] {
         let json = String(decoding: ReportJSONRenderer.render(dataset), as: UTF8.self)
-        var csv = ""
+        var csv: [UInt8] = []
         ReportCSVRenderer.render(dataset) { csv += $0 }
-        return [ReportHTMLRenderer.page(dataset), json, csv]
+        return [ReportHTMLRenderer.page(dataset), json, String(decoding: csv, as: UTF8.self)]
     }
 }
