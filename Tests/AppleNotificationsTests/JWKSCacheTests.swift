@@ -103,6 +103,62 @@ struct JWKSCacheTests {
         #expect(!cache.hasKeys)
     }
 
+    /// A cache with no set refuses every token, so while nothing is loaded it fetches again after 5 s, then
+    /// 10, 20… (never more often, never later than the refresh interval); once a set is in, the refresh
+    /// interval rules again.
+    @Test("with no set loaded, a failed fetch is retried after 5 s doubling per failure, by a token or by serve")
+    func unloadedRetriesBackOff() async {
+        let clock = ManualClock()
+        let fetcher = FakeJWKSFetcher(response: .failure(JWKSError(.fetchFailed, "network unreachable")))
+        let cache = JWKSCache(fetcher: fetcher, now: clock.now)
+        #expect(await cache.refresh() != nil)
+        #expect(fetcher.fetchCount == 1)
+        // Tokens inside the interval are refused without a fetch; so is serve's retry.
+        clock.advance(seconds: 4)
+        _ = await cache.key(for: "2025-key-a")
+        #expect(await cache.refreshIfUnloaded() == nil)
+        #expect(fetcher.fetchCount == 1)
+        clock.advance(seconds: 1)
+        #expect(await cache.refreshIfUnloaded() != nil)
+        #expect(fetcher.fetchCount == 2)
+        // Two failures in a row: 10 s now.
+        clock.advance(seconds: 9)
+        _ = await cache.key(for: "2025-key-a")
+        #expect(fetcher.fetchCount == 2)
+        clock.advance(seconds: 1)
+        fetcher.serve(old.jwks)
+        #expect(isFound(await cache.key(for: "2025-key-a")))
+        #expect(fetcher.fetchCount == 3)
+        // Loaded: serve's retry does nothing, and an unknown kid waits for the refresh interval.
+        clock.advance(seconds: 60)
+        #expect(await cache.refreshIfUnloaded() == nil)
+        _ = await cache.key(for: "unknown")
+        #expect(fetcher.fetchCount == 3)
+    }
+
+    @Test("with no set loaded, retries double up to the refresh interval and no further")
+    func unloadedBackOffIsCapped() async {
+        let clock = ManualClock()
+        let fetcher = FakeJWKSFetcher(response: .failure(JWKSError(.fetchFailed, "network unreachable")))
+        let cache = JWKSCache(
+            fetcher: fetcher, configuration: .init(minimumRefreshInterval: 30, unloadedRetryInterval: 5), now: clock.now
+        )
+        var waits: [Int64] = []
+        _ = await cache.refresh()
+        var waited: Int64 = 0
+        while waits.count < 6 {
+            clock.advance(seconds: 1)
+            waited += 1
+            let before = fetcher.fetchCount
+            _ = await cache.refreshIfUnloaded()
+            if fetcher.fetchCount > before {
+                waits.append(waited)
+                waited = 0
+            }
+        }
+        #expect(waits == [5, 10, 20, 30, 30, 30])
+    }
+
     @Test("a flood of random kids causes at most one fetch per interval")
     func floodIsRateLimited() async {
         let clock = ManualClock()

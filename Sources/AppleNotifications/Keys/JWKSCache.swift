@@ -7,14 +7,21 @@ import Synchronization
 /// Why each rule (DOMAIN.md §1): Apple rotates keys, so a cache kept forever breaks; refreshing on every
 /// unknown `kid` lets a flood of random `kid`s become a flood of fetches, so refreshes are at most one per
 /// ``Configuration/minimumRefreshInterval``; concurrent misses share one fetch; a failed fetch keeps the
-/// last good set. Each key is parsed into an OpenSSL key once and reused until it leaves the set.
+/// last good set. A cache that holds no set at all (its first fetch failed: the network not up yet at boot,
+/// the source down) refuses every token, so it fetches again sooner: after
+/// ``Configuration/unloadedRetryInterval``, doubling with each failure up to the minimum refresh interval
+/// (``refreshIfUnloaded()`` lets `serve` do so without waiting for a token). Each key is parsed into an OpenSSL key once and reused until it leaves the set.
 public final class JWKSCache: KeyProvider {
     public struct Configuration: Hashable, Sendable {
         /// Minimum time between two fetches caused by unknown `kid`s, in seconds. Default 300.
         public var minimumRefreshInterval: Int64
+        /// Seconds after a failed fetch before the next one while no set is loaded; doubles with each failure
+        /// in a row, up to ``minimumRefreshInterval``. Default 5.
+        public var unloadedRetryInterval: Int64
 
-        public init(minimumRefreshInterval: Int64 = 300) {
+        public init(minimumRefreshInterval: Int64 = 300, unloadedRetryInterval: Int64 = 5) {
             self.minimumRefreshInterval = minimumRefreshInterval
+            self.unloadedRetryInterval = unloadedRetryInterval
         }
     }
 
@@ -42,6 +49,8 @@ public final class JWKSCache: KeyProvider {
         /// The set's usable P-256 keys (ES256), for ``verificationKey(for:)``.
         var p256Keys: [String: P256PublicKey] = [:]
         var lastAttempt: Instant?
+        /// Fetches that failed since the last one that loaded a set.
+        var failuresInARow = 0
         var inFlight: Task<Void, Never>?
         var lastError: JWKSError?
         var statistics = Statistics(
@@ -103,10 +112,7 @@ public final class JWKSCache: KeyProvider {
         let task: Task<Void, Never>? = state.withLock { state in
             if let running = state.inFlight { return running }
             // Rate limit whether or not a set is loaded: a source that is down is not hammered either.
-            if let last = state.lastAttempt,
-                instant.millisecondsSinceEpoch &- last.millisecondsSinceEpoch
-                    < configuration.minimumRefreshInterval &* 1000
-            {
+            guard mayFetch(state, at: instant) else {
                 state.statistics.rateLimitedMisses += 1
                 return nil
             }
@@ -134,6 +140,32 @@ public final class JWKSCache: KeyProvider {
         return state.withLock { state in
             state.lastError
         }
+    }
+
+    /// Fetches when no set is loaded and the retry interval since the last attempt has passed (or joins a fetch
+    /// running); otherwise does nothing. Returns the error of a fetch that failed, nil otherwise.
+    public func refreshIfUnloaded() async -> JWKSError? {
+        let instant = now()
+        let task: Task<Void, Never>? = state.withLock { state in
+            if let running = state.inFlight { return running }
+            guard state.keys.isEmpty && state.p256Keys.isEmpty, mayFetch(state, at: instant) else { return nil }
+            return startFetch(&state, at: instant)
+        }
+        guard let task else { return nil }
+        await task.value
+        return state.withLock { $0.lastError }
+    }
+
+    /// One rule for every fetch not asked for outright: ``minimumRefreshInterval`` after the last attempt, or,
+    /// while no set is loaded, ``unloadedRetryInterval`` doubled per failure in a row, capped at the former.
+    private func mayFetch(_ state: State, at instant: Instant) -> Bool {
+        guard let last = state.lastAttempt else { return true }
+        var interval = configuration.minimumRefreshInterval
+        if state.keys.isEmpty && state.p256Keys.isEmpty {
+            let doublings = Int64(min(max(state.failuresInARow - 1, 0), 20))
+            interval = min(interval, max(configuration.unloadedRetryInterval, 1) &<< doublings)
+        }
+        return instant.millisecondsSinceEpoch &- last.millisecondsSinceEpoch >= interval &* 1000
     }
 
     private func startFetch(_ state: inout State, at instant: Instant) -> Task<Void, Never> {
@@ -185,10 +217,12 @@ public final class JWKSCache: KeyProvider {
                 state.statistics.lastRefresh = finished
                 state.statistics.lastFailure = nil
                 state.lastError = nil
+                state.failuresInARow = 0
             case .failure(let error):
                 state.statistics.failures += 1
                 state.statistics.lastFailure = error.description
                 state.lastError = error
+                state.failuresInARow += 1
             }
             state.inFlight = nil
         }

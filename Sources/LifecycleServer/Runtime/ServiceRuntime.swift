@@ -139,7 +139,7 @@ public final class ServiceRuntime: Sendable {
         context.activate(adminToken: try AdminListener.token(for: context.configuration, environment: environment))
         let admin = AdminListener.makeServer(context: context, erasure: erasureRunner)
         if let error = await context.keys.refresh() {
-            // Not fatal: readiness reports it, and the next unknown kid retries the fetch.
+            // Not fatal: readiness reports it, and the key sets' retry (retryUnloadedKeySets) fetches again.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
         try await recordHeartbeat(kind: "start")
@@ -161,7 +161,7 @@ public final class ServiceRuntime: Sendable {
         let context = self.context
         for receiver in context.signals.allReceivers {
             // Each provider's key set is loaded now, without holding up start: a transmitter that is down
-            // only delays its own SETs, whose first unknown kid retries the fetch.
+            // only delays its own SETs (503, which it retries), and the key sets' retry fetches again.
             startBackground {
                 if let error = await receiver.keys.refresh() {
                     log.log(
@@ -170,6 +170,7 @@ public final class ServiceRuntime: Sendable {
                 }
             }
         }
+        startBackground { [self] in await retryUnloadedKeySets() }
         startBackground { [self] in await heartbeatLoop() }
         startMasterKeyWork()
         startBackground { [outbox] in await outbox.run() }

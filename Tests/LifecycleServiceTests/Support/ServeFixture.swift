@@ -181,13 +181,16 @@ final class ServeFixture: Sendable {
 
     /// Starts `lifecycle serve --config FILE` and waits until `/readyz` answers 200.
     @discardableResult
-    func start(environment extra: [String: String] = [:]) async throws -> LifecycleProcess {
+    /// Starts `serve`; unless `waitingUntilReady` is false, returns once `/readyz` answers 200.
+    func start(environment extra: [String: String] = [:], waitingUntilReady: Bool = true) async throws
+        -> LifecycleProcess
+    {
         var environment = self.environment
         for (name, value) in extra { environment[name] = value }
         let process = try LifecycleProcess.start(
             ["serve", "--config", configurationFile], environment: environment, standardError: logFile)
         processes.withLock { $0.append(process) }
-        try await waitUntilReady()
+        if waitingUntilReady { try await waitUntilReady() }
         return process
     }
 

@@ -1,0 +1,36 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+/// A `serve` whose first fetch of Apple's key set failed (at boot the network may not be up yet, or Apple's
+/// endpoint briefly down) is not ready, and a load balancer sends no traffic to an instance that is not ready:
+/// so it must fetch again on its own, not on the next token, and become ready once the keys can be had.
+@Suite("Key sets that failed to load are fetched again without traffic")
+struct KeySetRetryTests {
+    @Test("serve started without its key set becomes ready once the set can be read, with no request in between")
+    func readyWithoutTraffic() async throws {
+        let fixture = try await ServeFixture(extra: ["apple": ["jwks": "late/jwks.json"]])
+        let serve = try await fixture.start(waitingUntilReady: false)
+        defer { serve.kill(signal: SIGKILL) }
+        // Up but not ready: the set is missing, readiness says so.
+        let answered = await eventually(timeout: .seconds(60)) {
+            (try? await fixture.publicClient(timeout: .seconds(2)).get("/readyz"))?.status == 503
+        }
+        #expect(answered, "\(fixture.log.suffix(2000))")
+        #expect(!fixture.logEvents("keys.load_failed").isEmpty, "\(fixture.log.suffix(2000))")
+
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.file("late"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: fixture.directory.file("jwks.json"), toPath: fixture.directory.file("late/jwks.json"))
+        // The first retry comes 5 s after the failed start (then 10, 20…): ready well inside a minute, and
+        // nothing was sent to the public listener but `/readyz`.
+        let ready = await eventually(timeout: .seconds(60)) {
+            (try? await fixture.publicClient(timeout: .seconds(2)).get("/readyz"))?.status == 200
+        }
+        #expect(ready, "\(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("keys.loaded").count == 1, "\(fixture.log.suffix(2000))")
+        let accepted = try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.retry.1"))
+        #expect(accepted.status == 200, "\(accepted)")
+    }
+}
