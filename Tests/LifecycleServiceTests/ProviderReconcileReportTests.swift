@@ -33,8 +33,10 @@ struct ProviderReconcileReportTests {
                 "audience": [.string(Signals.googleClientID)],
             ]
         ]
+        // A step that fails once (a busy file on a loaded machine) is retried within a second, not after up to
+        // the production minute.
         let fixture = try await ServeFixture(
-            apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100]],
+            apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100, "baseDelayMilliseconds": 500]],
             environment: ["SSL_CERT_FILE": fake.caFile])
         try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject, "google-gone", "google-kept"])
         do {
@@ -43,6 +45,15 @@ struct ProviderReconcileReportTests {
             Issue.record("serve did not start: \(fixture.log)")
             throw error
         }
+        // `/readyz` is ready on Apple's keys alone; Google's set loads in the background beside it. Nothing is
+        // pushed before it is loaded, so no push waits on that first fetch under its own timeout.
+        let loaded = await eventually(timeout: .seconds(120)) {
+            guard let ready = try? await fixture.publicClient(timeout: .seconds(30)).get("/readyz") else {
+                return false
+            }
+            return JSONValue.parseIfValid(ready.body)?["signalKeys"]?["shop/google"]?.integerValue != nil
+        }
+        if !loaded { Issue.record("the google-risc key set never loaded: \(fixture.log)") }
         return fixture
     }
 
@@ -74,7 +85,7 @@ struct ProviderReconcileReportTests {
                 Self.googleSET(fake, event: event, sub: sub), to: fixture.publicClient(), path: Signals.googlePath)
             #expect(pushed.status == 202, "\(event) \(sub): \(pushed)")
         }
-        let completed = await eventually(timeout: .seconds(30)) {
+        let completed = await eventually(timeout: .seconds(120)) {
             let jobs = try? await fixture.admin("GET", "/v1/jobs?app=shop&status=completed")
             return jobs?.json?["jobs"]?.arrayValue?.count == 3
         }
