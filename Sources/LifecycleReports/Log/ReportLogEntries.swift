@@ -148,17 +148,43 @@ public struct ReportLogEntries: Hashable, Sendable {
         report = Self.report(line: line, lineText: lineText)
     }
 
-    /// A row's deletion-outcome leaf in report `sequence` of `app`.
+    /// A row's deletion-outcome leaf in report `sequence` of `app`: the canonical form (members sorted, compact)
+    /// of `kind`, `app`, `report` and the row's ``outcomeMembers`` as the JSON file holds them, which is what a
+    /// verifier derives from the file. Written member by member in sorted order, without a tree: every row of
+    /// a report is made into its leaf twice (the log, then its receipt).
     static func outcome(_ row: ReportSubjectRow, app: String, report sequence: Int) -> (
         key: DeletionKey, entry: [UInt8]
     ) {
-        var object = ReportJSONRenderer.outcomeMembers(row)
-        object["kind"] = "deletion-outcome"
-        object["app"] = .string(app)
-        object["report"] = .integer(Int64(sequence))
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(512)
+        w.object { w in
+            w.key("app")
+            w.string(app)
+            w.key("completedAt")
+            w.optional(row.completedAt) { $0.instant($1) }
+            w.key("deadline")
+            w.optional(row.deadline) { $0.instant($1) }
+            w.key("eventTime")
+            w.instant(row.eventTime)
+            w.key("eventType")
+            w.string(row.eventType)
+            w.key("kind")
+            w.string("deletion-outcome")
+            w.key("onTime")
+            w.optional(row.onTime) { $0.bool($1) }
+            w.key("outcome")
+            w.string(row.outcome.rawValue)
+            w.key("policy")
+            w.optional(row.policy) { $0.string($1) }
+            w.key("report")
+            w.integer(sequence)
+            w.key("subject")
+            w.string(row.pseudonym)
+            w.key("verification")
+            w.string(row.verification.rawValue)
+        }
         return (
-            DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601),
-            serialize(object)
+            DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601), w.bytes
         )
     }
 

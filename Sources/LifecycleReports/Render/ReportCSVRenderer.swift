@@ -112,22 +112,30 @@ public enum ReportCSVRenderer {
     /// equals one, so a quote followed by a combining mark is doubled too (String.replacingOccurrences compares
     /// Characters and left such a quote single, ending the field early).
     static func appendField(_ value: String, to output: inout [UInt8]) {
+        let quote = UInt8(ascii: "\"")
         var value = value
         value.withUTF8 { bytes in
-            let special: (UInt8) -> Bool = {
-                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\r")
-                    || $0 == UInt8(ascii: "\n")
+            var special = false
+            for byte in bytes
+            where byte == UInt8(ascii: ",") || byte == quote || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+            {
+                special = true
+                break
             }
-            guard bytes.contains(where: special) else {
+            guard special else {
                 output.append(contentsOf: bytes)
                 return
             }
-            output.append(UInt8(ascii: "\""))
-            for byte in bytes {
-                output.append(byte)
-                if byte == UInt8(ascii: "\"") { output.append(byte) }
+            // The runs between quotes are copied whole; each quote is copied with its run, then written again.
+            output.append(quote)
+            var runStart = 0
+            for index in bytes.indices where bytes[index] == quote {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...index]))
+                output.append(quote)
+                runStart = index + 1
             }
-            output.append(UInt8(ascii: "\""))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            output.append(quote)
         }
     }
 }

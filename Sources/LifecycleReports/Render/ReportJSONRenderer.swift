@@ -165,18 +165,6 @@ public enum ReportJSONRenderer {
         ]
     }
 
-    /// The members of a row that its `deletion-outcome` leaf copies (``ReportLogEntries/outcomeMembers``), with
-    /// the values ``row(_:)`` renders, without rendering the rest of the row.
-    static func outcomeMembers(_ value: ReportSubjectRow) -> [String: JSONValue] {
-        [
-            "subject": .string(value.pseudonym), "eventType": .string(value.eventType),
-            "eventTime": instant(value.eventTime), "policy": optional(value.policy),
-            "deadline": optional(value.deadline), "outcome": .string(value.outcome.rawValue),
-            "onTime": value.onTime.map { .bool($0) } ?? .null, "completedAt": optional(value.completedAt),
-            "verification": .string(value.verification.rawValue),
-        ]
-    }
-
     /// One `subjects[]` row, compact. Its members and their order are the schema's (`reports/README.md`).
     static func row(_ value: ReportSubjectRow, into w: inout JSONWriter) {
         w.object { w in

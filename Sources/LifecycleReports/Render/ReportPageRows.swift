@@ -27,10 +27,31 @@ struct ReportPageRows {
     var latestBound: Instant?
     var masterKeys: [String: (count: Int, key: ReportMasterKeyBound)] = [:]
 
+    /// Equal and hashed by UTF-8 bytes, not by `String`'s Unicode equivalence: a legal basis quoted from a policy
+    /// is often not ASCII ("§"), and hashing such a string normalizes it first, once per request of a large
+    /// month. Texts copied from one policy are byte-identical.
     struct RetainedGroup: Hashable {
         var category: String
         var basis: String
         var status: String
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.category.utf8.elementsEqual(rhs.category.utf8) && lhs.basis.utf8.elementsEqual(rhs.basis.utf8)
+                && lhs.status.utf8.elementsEqual(rhs.status.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            Self.combine(category, into: &hasher)
+            Self.combine(basis, into: &hasher)
+            Self.combine(status, into: &hasher)
+        }
+
+        /// The text's bytes, then 0xFF, a byte UTF-8 never holds, so two texts cannot run into each other.
+        private static func combine(_ text: String, into hasher: inout Hasher) {
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(0xFF as UInt8)
+        }
     }
 
     init(_ dataset: ReportDataset) {
