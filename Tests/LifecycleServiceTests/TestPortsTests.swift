@@ -20,4 +20,27 @@ struct TestPortsTests {
         #expect(!TestPorts.isFree(receiver.port), "a port a listener holds is not free")
         await receiver.stop()
     }
+
+    /// Two test processes walk the same range: a port one handed out must not be handed out by the other before
+    /// its `serve` binds it. Another process (`flock(1)`) holding a port's reservation makes it unavailable here.
+    @Test("a port another process reserved is not handed out, and one this process reserved stays reserved")
+    func reservedAcrossProcesses() async throws {
+        let port = try TestPorts.unused()
+        // Already this process's: its own lock is held, so a second reserve (a new open file) is refused too.
+        #expect(!TestPorts.reserve(port))
+        let other = try #require(TestPorts.pool().first { $0 != port && TestPorts.isFree($0) && $0 % 7 == 3 })
+        let directory = FileManager.default.temporaryDirectory.path + "/lifecycle-test-ports"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let ready = directory + "/\(other).held-\(UUID().uuidString)"
+        defer { unlink(ready) }
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["-n", "\(directory)/\(other)", "sh", "-c", "touch \"$0\"; exec sleep 30", ready]
+        try holder.run()
+        defer { holder.terminate() }
+        // Only once the other process holds the lock: a reserve before would take it here.
+        let locked = await eventually(timeout: .seconds(30)) { FileManager.default.fileExists(atPath: ready) }
+        try #require(locked, "flock(1) did not take the lock")
+        #expect(!TestPorts.reserve(other), "the port another process locked was reserved here")
+    }
 }

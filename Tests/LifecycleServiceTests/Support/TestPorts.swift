@@ -11,12 +11,16 @@ import TestSupport
 /// Between the probe and `serve`'s bind, a client socket could take it and `serve` exited 2, "address in use".
 /// So the ports come from the range just below the ephemeral one, which neither `bind(0)` nor `connect`
 /// hands out; each test process walks it from a random start (the two-instance test runs in a process of its
-/// own beside the suite), and a port something holds is skipped.
+/// own beside the suite), and a port something holds is skipped. A port handed out is reserved across test
+/// processes until this one exits (``reserve(_:)``): another process probing it before `serve` binds it would
+/// otherwise find it free and hand it out too.
 enum TestPorts {
     /// Ports handed out per process before the walk wraps around.
     static let poolSize = 10_000
 
     private static let state = Mutex<(pool: Range<Int>, next: Int)?>(nil)
+    /// The locked files of the ports this process reserved, open until it exits.
+    private static let reservations = Mutex<[Int32]>([])
 
     /// A port nothing listens on or is bound to now, not handed out before by this process (until the pool
     /// wraps around).
@@ -32,10 +36,25 @@ enum TestPorts {
             for _ in 0..<pool.count {
                 let port = next
                 next = next + 1 == pool.upperBound ? pool.lowerBound : next + 1
-                if isFree(port) { return port }
+                if reserve(port), isFree(port) { return port }
             }
             throw Unavailable()
         }
+    }
+
+    /// Takes `port` for this process: an exclusive `flock` on `<tmp>/lifecycle-test-ports/<port>`, held open until
+    /// the process exits (the kernel releases it however it exits); false when another live process holds it.
+    static func reserve(_ port: Int) -> Bool {
+        let directory = FileManager.default.temporaryDirectory.path + "/lifecycle-test-ports"
+        _ = mkdir(directory, 0o777)
+        let descriptor = open("\(directory)/\(port)", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return false }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            _ = close(descriptor)
+            return false
+        }
+        reservations.withLock { $0.append(descriptor) }
+        return true
     }
 
     struct Unavailable: Error, CustomStringConvertible {
