@@ -116,10 +116,10 @@ struct JWKSCacheTests {
         // Tokens inside the interval are refused without a fetch; so is serve's retry.
         clock.advance(seconds: 4)
         _ = await cache.key(for: "2025-key-a")
-        #expect(await cache.refreshIfUnloaded() == nil)
+        #expect(await cache.refreshIfUnloaded() == .notDue)
         #expect(fetcher.fetchCount == 1)
         clock.advance(seconds: 1)
-        #expect(await cache.refreshIfUnloaded() != nil)
+        #expect(await cache.refreshIfUnloaded() == .failed(JWKSError(.fetchFailed, "network unreachable")))
         #expect(fetcher.fetchCount == 2)
         // Two failures in a row: 10 s now.
         clock.advance(seconds: 9)
@@ -131,7 +131,7 @@ struct JWKSCacheTests {
         #expect(fetcher.fetchCount == 3)
         // Loaded: serve's retry does nothing, and an unknown kid waits for the refresh interval.
         clock.advance(seconds: 60)
-        #expect(await cache.refreshIfUnloaded() == nil)
+        #expect(await cache.refreshIfUnloaded() == .notDue)
         _ = await cache.key(for: "unknown")
         #expect(fetcher.fetchCount == 3)
     }
@@ -157,6 +157,47 @@ struct JWKSCacheTests {
             }
         }
         #expect(waits == [5, 10, 20, 30, 30, 30])
+    }
+
+    /// A source that hangs until the fetch times out: the next try comes 5 s after it gave up, not at once.
+    struct HangingFetcher: JWKSFetcher {
+        let clock: TestSupport.ManualClock
+        let seconds: Int64
+        func fetch() async throws(JWKSError) -> [UInt8] {
+            clock.advance(seconds: seconds)
+            throw JWKSError(.fetchFailed, "timed out")
+        }
+    }
+
+    @Test("the retry interval of an empty cache counts from when the failed fetch ended")
+    func unloadedRetryCountsFromTheFailure() async {
+        let clock = ManualClock()
+        let fetcher = HangingFetcher(clock: clock, seconds: 10)
+        let cache = JWKSCache(fetcher: fetcher, now: clock.now)
+        #expect(await cache.refresh() != nil)
+        clock.advance(seconds: 4)
+        #expect(await cache.refreshIfUnloaded() == .notDue)
+        clock.advance(seconds: 1)
+        #expect(await cache.refreshIfUnloaded() == .failed(JWKSError(.fetchFailed, "timed out")))
+    }
+
+    /// A fetch that never ends before its timeout must not hold up a caller that was cancelled (`serve`
+    /// stopping): the wait ends, the fetch runs on.
+    @Test("a cancelled caller stops waiting for a hanging fetch")
+    func cancelledWaitEnds() async throws {
+        struct Stalled: JWKSFetcher {
+            func fetch() async throws(JWKSError) -> [UInt8] {
+                try? await Task.sleep(for: .seconds(5))
+                throw JWKSError(.fetchFailed, "timed out")
+            }
+        }
+        let cache = JWKSCache(fetcher: Stalled(), now: ManualClock().now)
+        let waiting = Task { await cache.refreshIfUnloaded() }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        waiting.cancel()
+        #expect(await waiting.value == .notDue)
+        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     @Test("a flood of random kids causes at most one fetch per interval")

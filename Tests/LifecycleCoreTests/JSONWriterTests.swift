@@ -60,9 +60,10 @@ struct JSONWriterTests {
         for count in [Int?.none, 7] {
             var writer = JSONWriter()
             Self.written(into: &writer, name: name, count: count)
+            let tree = Self.tree(name: name, count: count).serializedBytes()
             #expect(
-                String(decoding: writer.bytes, as: UTF8.self)
-                    == String(decoding: Self.tree(name: name, count: count).serializedBytes(), as: UTF8.self))
+                writer.bytes == tree,
+                "\(String(decoding: writer.bytes, as: UTF8.self)) != \(String(decoding: tree, as: UTF8.self))")
         }
     }
 

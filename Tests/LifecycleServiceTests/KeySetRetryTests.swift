@@ -29,7 +29,9 @@ struct KeySetRetryTests {
             (try? await fixture.publicClient(timeout: .seconds(2)).get("/readyz"))?.status == 200
         }
         #expect(ready, "\(fixture.log.suffix(2000))")
-        #expect(fixture.logEvents("keys.loaded").count == 1, "\(fixture.log.suffix(2000))")
+        // The line follows the keys by up to the loop's 50 ms poll.
+        let logged = await eventually(timeout: .seconds(10)) { fixture.logEvents("keys.loaded").count == 1 }
+        #expect(logged, "\(fixture.log.suffix(2000))")
         let accepted = try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.retry.1"))
         #expect(accepted.status == 200, "\(accepted)")
     }

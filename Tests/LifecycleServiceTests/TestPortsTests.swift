@@ -23,19 +23,26 @@ struct TestPortsTests {
 
     /// Two test processes walk the same range: a port one handed out must not be handed out by the other before
     /// its `serve` binds it. Another process (`flock(1)`) holding a port's reservation makes it unavailable here.
-    @Test("a port another process reserved is not handed out, and one this process reserved stays reserved")
+    @Test("a port another process reserved is not handed out, and one this process reserved stays its own")
     func reservedAcrossProcesses() async throws {
         let port = try TestPorts.unused()
-        // Already this process's: its own lock is held, so a second reserve (a new open file) is refused too.
-        #expect(!TestPorts.reserve(port))
-        let other = try #require(TestPorts.pool().first { $0 != port && TestPorts.isFree($0) && $0 % 7 == 3 })
+        #expect(TestPorts.reserve(port), "a port this process holds is still its own")
         let directory = FileManager.default.temporaryDirectory.path + "/lifecycle-test-ports"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A port nobody holds now: its lock taken and let go again through a descriptor of this test's own.
+        let other = try #require(
+            TestPorts.pool().first { candidate in
+                guard candidate != port, candidate % 7 == 3, TestPorts.isFree(candidate) else { return false }
+                let descriptor = open("\(directory)/\(candidate)", O_CREAT | O_RDONLY | O_CLOEXEC, 0o666)
+                guard descriptor >= 0 else { return false }
+                defer { close(descriptor) }
+                return flock(descriptor, LOCK_EX | LOCK_NB) == 0
+            })
         let ready = directory + "/\(other).held-\(UUID().uuidString)"
         defer { unlink(ready) }
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["-n", "\(directory)/\(other)", "sh", "-c", "touch \"$0\"; exec sleep 30", ready]
+        holder.arguments = ["-w", "10", "\(directory)/\(other)", "sh", "-c", "touch \"$0\"; exec sleep 30", ready]
         try holder.run()
         defer { holder.terminate() }
         // Only once the other process holds the lock: a reserve before would take it here.

@@ -48,6 +48,7 @@ public final class JWKSCache: KeyProvider {
         var keys: [String: CachedKey] = [:]
         /// The set's usable P-256 keys (ES256), for ``verificationKey(for:)``.
         var p256Keys: [String: P256PublicKey] = [:]
+        /// When the last fetch started, and once it ended, when it ended.
         var lastAttempt: Instant?
         /// Fetches that failed since the last one that loaded a set.
         var failuresInARow = 0
@@ -142,22 +143,45 @@ public final class JWKSCache: KeyProvider {
         }
     }
 
-    /// Fetches when no set is loaded and the retry interval since the last attempt has passed (or joins a fetch
-    /// running); otherwise does nothing. Returns the error of a fetch that failed, nil otherwise.
-    public func refreshIfUnloaded() async -> JWKSError? {
+    /// What ``refreshIfUnloaded()`` did.
+    public enum UnloadedRefresh: Equatable, Sendable {
+        /// Nothing: a set is loaded, the retry interval has not passed, or the caller was cancelled while the
+        /// fetch ran.
+        case notDue
+        /// A fetch this call started or joined loaded a set of this many keys.
+        case loaded(Int)
+        /// That fetch failed; no set is loaded.
+        case failed(JWKSError)
+    }
+
+    /// Fetches when no set is loaded and the retry interval since the last attempt ended has passed, or joins a
+    /// fetch running. Its wait ends when the calling task is cancelled (checked every 50 ms), so a `serve`
+    /// shutting down does not wait out a hanging fetch, whose own timeout ends it later.
+    public func refreshIfUnloaded() async -> UnloadedRefresh {
         let instant = now()
         let task: Task<Void, Never>? = state.withLock { state in
+            guard state.keys.isEmpty && state.p256Keys.isEmpty else { return nil }
             if let running = state.inFlight { return running }
-            guard state.keys.isEmpty && state.p256Keys.isEmpty, mayFetch(state, at: instant) else { return nil }
+            guard mayFetch(state, at: instant) else { return nil }
             return startFetch(&state, at: instant)
         }
-        guard let task else { return nil }
-        await task.value
-        return state.withLock { $0.lastError }
+        guard task != nil else { return .notDue }
+        while state.withLock({ $0.inFlight != nil }) {
+            if Task.isCancelled { return .notDue }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return state.withLock { state in
+            if !state.keys.isEmpty || !state.p256Keys.isEmpty {
+                return .loaded(state.keys.count + state.p256Keys.count)
+            }
+            return state.lastError.map(UnloadedRefresh.failed) ?? .notDue
+        }
     }
 
     /// One rule for every fetch not asked for outright: ``minimumRefreshInterval`` after the last attempt, or,
     /// while no set is loaded, ``unloadedRetryInterval`` doubled per failure in a row, capped at the former.
+    /// Counted from when the last attempt ended (``State/lastAttempt`` is set again then): a source that hangs
+    /// until the fetch times out is not asked again the moment it gave up.
     private func mayFetch(_ state: State, at instant: Instant) -> Bool {
         guard let last = state.lastAttempt else { return true }
         var interval = configuration.minimumRefreshInterval
@@ -208,6 +232,7 @@ public final class JWKSCache: KeyProvider {
         }
         let finished = now()
         state.withLock { state in
+            state.lastAttempt = finished
             switch built {
             case .success(let (keys, p256Keys)):
                 state.keys = keys

@@ -29,7 +29,8 @@ struct ReportPageRows {
 
     /// Equal and hashed by UTF-8 bytes, not by `String`'s Unicode equivalence: a legal basis quoted from a policy
     /// is often not ASCII ("§"), and hashing such a string normalizes it first, once per request of a large
-    /// month. Texts copied from one policy are byte-identical.
+    /// month. Texts copied from one policy are byte-identical; two spellings of one text that differ only in
+    /// Unicode normalization would be two groups.
     struct RetainedGroup: Hashable {
         var category: String
         var basis: String

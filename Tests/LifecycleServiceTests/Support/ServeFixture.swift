@@ -179,9 +179,9 @@ final class ServeFixture: Sendable {
 
     // MARK: Processes
 
-    /// Starts `lifecycle serve --config FILE` and waits until `/readyz` answers 200.
+    /// Starts `lifecycle serve --config FILE`; unless `waitingUntilReady` is false, returns once `/readyz`
+    /// answers 200.
     @discardableResult
-    /// Starts `serve`; unless `waitingUntilReady` is false, returns once `/readyz` answers 200.
     func start(environment extra: [String: String] = [:], waitingUntilReady: Bool = true) async throws
         -> LifecycleProcess
     {

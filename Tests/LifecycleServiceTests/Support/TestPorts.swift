@@ -19,8 +19,8 @@ enum TestPorts {
     static let poolSize = 10_000
 
     private static let state = Mutex<(pool: Range<Int>, next: Int)?>(nil)
-    /// The locked files of the ports this process reserved, open until it exits.
-    private static let reservations = Mutex<[Int32]>([])
+    /// The locked files of the ports this process reserved, by port, open until it exits.
+    private static let reservations = Mutex<[Int: Int32]>([:])
 
     /// A port nothing listens on or is bound to now, not handed out before by this process (until the pool
     /// wraps around).
@@ -43,18 +43,23 @@ enum TestPorts {
     }
 
     /// Takes `port` for this process: an exclusive `flock` on `<tmp>/lifecycle-test-ports/<port>`, held open until
-    /// the process exits (the kernel releases it however it exits); false when another live process holds it.
+    /// the process exits (the kernel releases it however it exits). False only when another live process holds
+    /// it; true again for a port this process holds, and true without a reservation when the file cannot be
+    /// opened (a directory another user made), leaving the bind probe to decide.
     static func reserve(_ port: Int) -> Bool {
-        let directory = FileManager.default.temporaryDirectory.path + "/lifecycle-test-ports"
-        _ = mkdir(directory, 0o777)
-        let descriptor = open("\(directory)/\(port)", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { return false }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            _ = close(descriptor)
-            return false
+        reservations.withLock { reservations in
+            if reservations[port] != nil { return true }
+            let directory = FileManager.default.temporaryDirectory.path + "/lifecycle-test-ports"
+            _ = mkdir(directory, 0o777)
+            let descriptor = open("\(directory)/\(port)", O_CREAT | O_RDONLY | O_CLOEXEC, 0o666)
+            guard descriptor >= 0 else { return true }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                _ = close(descriptor)
+                return false
+            }
+            reservations[port] = descriptor
+            return true
         }
-        reservations.withLock { $0.append(descriptor) }
-        return true
     }
 
     struct Unavailable: Error, CustomStringConvertible {
