@@ -102,6 +102,48 @@ public struct JSONWriter {
         if let value { write(&self, value) } else { null() }
     }
 
+    // A member, its name and its value in one call; an optional value is written as `null` when absent.
+
+    public mutating func member(_ name: StaticString, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    public mutating func member(_ name: StaticString, _ value: String?) {
+        key(name)
+        optional(value) { $0.string($1) }
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Int) {
+        key(name)
+        integer(value)
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Int?) {
+        key(name)
+        optional(value) { $0.integer($1) }
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Double?) {
+        key(name)
+        optional(value) { $0.number($1) }
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Bool?) {
+        key(name)
+        optional(value) { $0.bool($1) }
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Instant) {
+        key(name)
+        instant(value)
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Instant?) {
+        key(name)
+        optional(value) { $0.instant($1) }
+    }
+
     private mutating func beginValue() {
         if afterKey {
             afterKey = false

@@ -158,30 +158,18 @@ public struct ReportLogEntries: Hashable, Sendable {
         var w = JSONWriter()
         w.bytes.reserveCapacity(512)
         w.object { w in
-            w.key("app")
-            w.string(app)
-            w.key("completedAt")
-            w.optional(row.completedAt) { $0.instant($1) }
-            w.key("deadline")
-            w.optional(row.deadline) { $0.instant($1) }
-            w.key("eventTime")
-            w.instant(row.eventTime)
-            w.key("eventType")
-            w.string(row.eventType)
-            w.key("kind")
-            w.string("deletion-outcome")
-            w.key("onTime")
-            w.optional(row.onTime) { $0.bool($1) }
-            w.key("outcome")
-            w.string(row.outcome.rawValue)
-            w.key("policy")
-            w.optional(row.policy) { $0.string($1) }
-            w.key("report")
-            w.integer(sequence)
-            w.key("subject")
-            w.string(row.pseudonym)
-            w.key("verification")
-            w.string(row.verification.rawValue)
+            w.member("app", app)
+            w.member("completedAt", row.completedAt)
+            w.member("deadline", row.deadline)
+            w.member("eventTime", row.eventTime)
+            w.member("eventType", row.eventType)
+            w.member("kind", "deletion-outcome")
+            w.member("onTime", row.onTime)
+            w.member("outcome", row.outcome.rawValue)
+            w.member("policy", row.policy)
+            w.member("report", sequence)
+            w.member("subject", row.pseudonym)
+            w.member("verification", row.verification.rawValue)
         }
         return (
             DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601), w.bytes

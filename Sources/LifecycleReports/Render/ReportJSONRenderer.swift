@@ -168,68 +168,46 @@ public enum ReportJSONRenderer {
     /// One `subjects[]` row, compact. Its members and their order are the schema's (`reports/README.md`).
     static func row(_ value: ReportSubjectRow, into w: inout JSONWriter) {
         w.object { w in
-            w.key("subject")
-            w.string(value.pseudonym)
-            w.key("provider")
-            w.string(value.provider)
-            w.key("eventType")
-            w.string(value.eventType)
-            w.key("source")
-            w.string(value.source.rawValue)
-            w.key("eventTime")
-            w.instant(value.eventTime)
-            w.key("receivedAt")
-            w.instant(value.receivedAt)
-            w.key("acknowledgedAt")
-            w.optional(value.acknowledgedAt) { $0.instant($1) }
-            w.key("policy")
-            w.optional(value.policy) { $0.string($1) }
-            w.key("deadline")
-            w.optional(value.deadline) { $0.instant($1) }
+            w.member("subject", value.pseudonym)
+            w.member("provider", value.provider)
+            w.member("eventType", value.eventType)
+            w.member("source", value.source.rawValue)
+            w.member("eventTime", value.eventTime)
+            w.member("receivedAt", value.receivedAt)
+            w.member("acknowledgedAt", value.acknowledgedAt)
+            w.member("policy", value.policy)
+            w.member("deadline", value.deadline)
             w.key("extension")
             w.value(ReportLedgerRenderer.extensionValue(value.extension))
             w.key("holds")
             w.value(ReportLedgerRenderer.holdsValue(value.holds))
             w.key("denial")
             w.value(ReportLedgerRenderer.denialValue(value.denial))
-            w.key("outcome")
-            w.string(value.outcome.rawValue)
-            w.key("response")
-            w.string(value.response.rawValue)
-            w.key("respondedAt")
-            w.optional(value.respondedAt) { $0.instant($1) }
+            w.member("outcome", value.outcome.rawValue)
+            w.member("response", value.response.rawValue)
+            w.member("respondedAt", value.respondedAt)
             w.key("cancellation")
             w.optional(value.cancellation) { w, cancellation in
                 w.object { w in
-                    w.key("cancelledAt")
-                    w.optional(cancellation.cancelledAt) { $0.instant($1) }
-                    w.key("reason")
-                    w.string(cancellation.reason)
+                    w.member("cancelledAt", cancellation.cancelledAt)
+                    w.member("reason", cancellation.reason)
                     w.key("steps")
                     w.array(cancellation.steps) { $0.string($1) }
                 }
             }
-            w.key("onTime")
-            w.optional(value.onTime) { $0.bool($1) }
-            w.key("completedAt")
-            w.optional(value.completedAt) { $0.instant($1) }
-            w.key("daysToComplete")
-            w.optional(value.daysToComplete) { $0.number($1) }
-            w.key("verification")
-            w.string(value.verification.rawValue)
+            w.member("onTime", value.onTime)
+            w.member("completedAt", value.completedAt)
+            w.member("daysToComplete", value.daysToComplete)
+            w.member("verification", value.verification.rawValue)
             w.key("targets")
             w.array(value.targets) { target($1, into: &$0) }
             w.key("retained")
             w.array(value.retained) { w, item in
                 w.object { w in
-                    w.key("category")
-                    w.string(item.category)
-                    w.key("basis")
-                    w.string(item.basis)
-                    w.key("purgeAt")
-                    w.instant(item.purgeAt)
-                    w.key("status")
-                    w.string(item.status)
+                    w.member("category", item.category)
+                    w.member("basis", item.basis)
+                    w.member("purgeAt", item.purgeAt)
+                    w.member("status", item.status)
                 }
             }
             w.key("remainingCopies")
@@ -237,14 +215,10 @@ public enum ReportJSONRenderer {
             w.key("appleRevocation")
             w.optional(value.appleRevocation) { w, revocation in
                 w.object { w in
-                    w.key("status")
-                    w.string(revocation.status)
-                    w.key("revokedAt")
-                    w.optional(revocation.revokedAt) { $0.instant($1) }
-                    w.key("verifiedAt")
-                    w.optional(revocation.verifiedAt) { $0.instant($1) }
-                    w.key("advice")
-                    w.optional(revocation.advice) { $0.string($1) }
+                    w.member("status", revocation.status)
+                    w.member("revokedAt", revocation.revokedAt)
+                    w.member("verifiedAt", revocation.verifiedAt)
+                    w.member("advice", revocation.advice)
                 }
             }
         }
@@ -255,68 +229,45 @@ public enum ReportJSONRenderer {
             w.key("backups")
             w.array(value.backups) { w, copy in
                 w.object { w in
-                    w.key("store")
-                    w.string(copy.store)
-                    w.key("retentionDays")
-                    w.optional(copy.retentionDays) { $0.integer($1) }
-                    w.key("erasedAt")
-                    w.optional(copy.erasedAt) { $0.instant($1) }
-                    w.key("beyondUseBy")
-                    w.optional(copy.beyondUseBy) { $0.instant($1) }
+                    w.member("store", copy.store)
+                    w.member("retentionDays", copy.retentionDays)
+                    w.member("erasedAt", copy.erasedAt)
+                    w.member("beyondUseBy", copy.beyondUseBy)
                 }
             }
-            w.key("backupsBeyondUseBy")
-            w.optional(value.backupsBeyondUseBy) { $0.instant($1) }
+            w.member("backupsBeyondUseBy", value.backupsBeyondUseBy)
             w.key("masterKey")
             w.optional(value.masterKey) { w, key in
                 w.object { w in
-                    w.key("id")
-                    w.string(key.id)
-                    w.key("retiredAt")
-                    w.optional(key.retiredAt) { $0.instant($1) }
-                    w.key("rotationDueBy")
-                    w.optional(key.rotationDueBy) { $0.instant($1) }
+                    w.member("id", key.id)
+                    w.member("retiredAt", key.retiredAt)
+                    w.member("rotationDueBy", key.rotationDueBy)
                 }
             }
-            w.key("statement")
-            w.string(value.statement)
+            w.member("statement", value.statement)
         }
     }
 
     private static func target(_ value: ReportTargetOutcome, into w: inout JSONWriter) {
         w.object { w in
-            w.key("target")
-            w.string(value.target)
-            w.key("rule")
-            w.string(value.rule)
+            w.member("target", value.target)
+            w.member("rule", value.rule)
             w.key("categories")
             w.array(value.categories) { $0.string($1) }
-            w.key("status")
-            w.string(value.status)
-            w.key("attempts")
-            w.integer(value.attempts)
-            w.key("firstAttemptAt")
-            w.optional(value.firstAttemptAt) { $0.instant($1) }
-            w.key("lastAttemptAt")
-            w.optional(value.lastAttemptAt) { $0.instant($1) }
-            w.key("finishedAt")
-            w.optional(value.finishedAt) { $0.instant($1) }
-            w.key("deadline")
-            w.instant(value.deadline)
+            w.member("status", value.status)
+            w.member("attempts", value.attempts)
+            w.member("firstAttemptAt", value.firstAttemptAt)
+            w.member("lastAttemptAt", value.lastAttemptAt)
+            w.member("finishedAt", value.finishedAt)
+            w.member("deadline", value.deadline)
             w.key("evidence")
             w.object { w in
-                w.key("rowsAffected")
-                w.optional(value.rowsAffected) { $0.integer($1) }
-                w.key("verificationCount")
-                w.optional(value.verificationCount) { $0.integer($1) }
-                w.key("responseStatus")
-                w.optional(value.responseStatus) { $0.integer($1) }
-                w.key("errorCode")
-                w.optional(value.errorCode) { $0.string($1) }
-                w.key("keysDestroyed")
-                w.optional(value.keysDestroyed) { $0.integer($1) }
-                w.key("hygiene")
-                w.optional(value.hygiene) { $0.string($1) }
+                w.member("rowsAffected", value.rowsAffected)
+                w.member("verificationCount", value.verificationCount)
+                w.member("responseStatus", value.responseStatus)
+                w.member("errorCode", value.errorCode)
+                w.member("keysDestroyed", value.keysDestroyed)
+                w.member("hygiene", value.hygiene)
             }
         }
     }
