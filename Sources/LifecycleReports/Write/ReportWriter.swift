@@ -53,6 +53,9 @@ public struct ReportWriter: Sendable {
             throw Failure(description: "\(manifestPath): cannot lock the manifest")
         }
 
+        // Under the lock no other writer has a file open: a temporary file now is a crash's (a month's JSON can be
+        // gigabytes), and a later report of another day would never reuse its name.
+        removeTemporaryFiles(appDirectory: appDirectory)
         let existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
         let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
         let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
@@ -135,6 +138,24 @@ public struct ReportWriter: Sendable {
         return Written(
             files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log,
             fileSeconds: fileSeconds)
+    }
+
+    /// Removes `<yyyy>/*-deletion-compliance*.{html,json,csv}.tmp`, the regular files a render cut short by a
+    /// crash left (``ReportFileSink`` removes its own when it fails); anything else by such a name, which no
+    /// sink made, is left alone. Only the year directories are read, never the log or the receipts.
+    private func removeTemporaryFiles(appDirectory: String) {
+        let years = (try? FileManager.default.contentsOfDirectory(atPath: appDirectory)) ?? []
+        for year in years where year.utf8.count == 4 && year.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            let directory = appDirectory + "/" + year
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            where name.contains("-deletion-compliance")
+                && [".html.tmp", ".json.tmp", ".csv.tmp"].contains(where: { name.hasSuffix($0) })
+            {
+                var status = stat()
+                let path = directory + "/" + name
+                if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG { unlink(path) }
+            }
+        }
     }
 
     /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.

@@ -273,6 +273,29 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
     }
 
+    /// A render that a crash cut short leaves its temporary file, which for a large month is gigabytes; the next
+    /// report may be of another day and never reuse the name. The next generate removes it (under the manifest
+    /// lock, so no other writer's), and nothing else in the year directory.
+    @Test("a temporary report file a crash left behind is removed by the next generate")
+    func crashLeftTemporaryFile() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let html = try #require(
+            try FileManager.default.subpathsOfDirectory(atPath: run.app).first {
+                $0.hasSuffix("-deletion-compliance.html")
+            })
+        let year = run.app + "/" + (html.split(separator: "/").first.map(String.init) ?? "")
+        let stale = year + "/2020-01-01-deletion-compliance.json.tmp"
+        let unrelated = year + "/notes.tmp"
+        try run.write(stale, Array(repeating: UInt8(ascii: "x"), count: 4096))
+        try run.write(unrelated, Array("keep\n".utf8))
+        try await run.generate()
+        #expect(!FileManager.default.fileExists(atPath: stale), "the crash's temporary file is still there")
+        #expect(FileManager.default.fileExists(atPath: unrelated), "a file the writer never makes was removed")
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+    }
+
     /// Receipts are written in place, not through a temporary file and a rename: a crash can leave one short or
     /// empty. Verify names it, and the next generate (the marker names a smaller size) writes it whole.
     @Test(
