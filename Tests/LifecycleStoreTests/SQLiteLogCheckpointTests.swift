@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import Testing
 
 @testable import LifecycleStore
@@ -55,6 +56,27 @@ struct SQLiteLogCheckpointTests {
             let frame = Int(pageSize) + 24
             let bound = max(afterOpen, 32 + limit * frame) + 30 * frame
             #expect(logBytes > 0 && logBytes <= bound, "log \(logBytes) bytes, bound \(bound)")
+        }
+    }
+
+    /// Each passive checkpoint flushes the database file: woken at every commit past its threshold, the thread
+    /// had the disk flushing it about as often as the log.
+    @Test("past its threshold the checkpoint thread is woken once per quarter of it in new frames, not per commit")
+    func wokenByFramesNotByCommits() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("wakes.sqlite")
+            let writer = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 5_000)
+            try writer.executeScript("CREATE TABLE rows (id INTEGER PRIMARY KEY, value BLOB)")
+            let checkpointer = try #require(
+                LogCheckpointer.start(
+                    path: path, configuration: .init(logCheckpointFrames: 40, logLimitFrames: 1_000_000)))
+            checkpointer.attach(to: writer)
+            // 400 commits of a frame or two each: about 360 past the threshold, one wake per 10 new frames.
+            for id in 0..<400 { try writer.execute("INSERT INTO rows VALUES (?, randomblob(100))", [id]) }
+            checkpointer.closeAndWait()
+            writer.close()
+            let wakes = checkpointer.wakes.load(ordering: .relaxed)
+            #expect(wakes > 0 && wakes <= 120, "\(wakes) wakes for 400 commits")
         }
     }
 }

@@ -16,7 +16,8 @@ public struct SQLiteStoreConfiguration: Sendable, Hashable {
     /// round). Default 20, 200 ms apart: a reader holding the log for 6 s still lets it through.
     public var checkpointAttempts: Int
     /// Write-ahead-log frames (pages) after which the checkpoint thread copies the log into the database file
-    /// (``LogCheckpointer``). Default 1 000, SQLite's own automatic checkpoint threshold.
+    /// (``LogCheckpointer``), and again each time a quarter of it more has been written. Default 1 000, SQLite's
+    /// own automatic checkpoint threshold.
     public var logCheckpointFrames: Int
     /// Frames after which the writer checkpoints inside its commit, as SQLite would, so the log stays bounded
     /// under a load that never pauses. Default 10 000 (about 40 MiB of 4 KiB pages).
