@@ -60,9 +60,6 @@ enum ReportFileReader {
             if name != "." && name != ".." { body(name) }
         }
     }
-
-    /// The file mapped read-only, for reading once from start to end; nil when it cannot be opened or mapped.
-    static func mapped(_ path: String) -> MappedReportFile? { MappedReportFile(path: path) }
 }
 
 /// A report file mapped read-only (`mmap(2)`), read once in order: a month's JSON is gigabytes, and
@@ -74,6 +71,7 @@ final class MappedReportFile {
     /// Pages are let go in steps of this many bytes.
     private static let step = 1 << 20
 
+    /// The file mapped read-only, for reading once from start to end; nil when it cannot be opened or mapped.
     init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

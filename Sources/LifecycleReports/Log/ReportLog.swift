@@ -60,7 +60,7 @@ public struct ReportLog: Sendable {
         let size = current?.checkpoint.size ?? 0
         var logged = 0
         // The first line whose receipts may be missing or cut short (0-based, so the line after that many).
-        var firstReceipted = 0
+        var firstUnreceipted = 0
         if let current, size > 0 {
             // The last leaf decides what is appended: trust it only once it is proven under the signed root.
             let reader = TileHashReader(store: store, treeSize: size)
@@ -71,7 +71,7 @@ public struct ReportLog: Sendable {
                 throw Failure(description: "\(store.directory): the last leaf is not a report leaf; run report verify")
             }
             logged = sequence
-            firstReceipted = try Self.firstUnreceipted(
+            firstUnreceipted = try Self.firstUnreceipted(
                 reader: reader, size: size, logged: logged, marker: Self.receiptedSize(appDirectory: appDirectory))
         }
         guard logged <= manifest.count else {
@@ -79,13 +79,13 @@ public struct ReportLog: Sendable {
                 description: "\(store.directory): the log holds manifest line \(logged) but the manifest has only "
                     + "\(manifest.count) lines; run report verify")
         }
-        let receiptsComplete = size > 0 && firstReceipted == logged
+        let receiptsComplete = size > 0 && firstUnreceipted == logged
         var groups: [ReportLogEntries] = []
-        for (line, text) in manifest[firstReceipted...] {
+        for (line, text) in manifest[firstUnreceipted...] {
             groups.append(try known[line.sequence] ?? entries(line: line, text: text))
         }
         // Made as they are appended: a large report's leaves come from its rows one at a time.
-        let newGroups = groups.dropFirst(logged - firstReceipted)
+        let newGroups = groups.dropFirst(logged - firstUnreceipted)
         let clock = ContinuousClock()
         let appendStarted = clock.now
         var treeSize = size
@@ -216,8 +216,7 @@ public struct ReportLog: Sendable {
     }
 
     private func entries(line: ReportManifestLine, text: [UInt8]) throws -> ReportLogEntries {
-        guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }),
-            FileManager.default.fileExists(atPath: appDirectory + "/" + json.path)
+        guard let json = line.jsonFile, FileManager.default.fileExists(atPath: appDirectory + "/" + json.path)
         else {
             throw Failure(description: "\(appDirectory): the JSON report of manifest line \(line.sequence) is missing")
         }

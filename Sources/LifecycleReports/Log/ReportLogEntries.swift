@@ -92,7 +92,7 @@ public struct ReportLogEntries: Hashable, Sendable {
         outcome: (DeletionKey, [UInt8]) -> Bool
     ) throws(Failure) -> [UInt8] {
         let listed = try listedJSON(line)
-        guard let file = ReportFileReader.mapped(path) else {
+        guard let file = MappedReportFile(path: path) else {
             throw Failure(description: "\(listed.path): cannot be read")
         }
         guard file.sha256Hex() == listed.sha256 else {
@@ -103,7 +103,7 @@ public struct ReportLogEntries: Hashable, Sendable {
     }
 
     private static func listedJSON(_ line: ReportManifestLine) throws(Failure) -> (path: String, sha256: String) {
-        guard let listed = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
+        guard let listed = line.jsonFile else {
             throw Failure(description: "manifest line \(line.sequence) lists no JSON report")
         }
         return listed

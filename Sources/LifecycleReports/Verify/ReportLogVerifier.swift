@@ -69,7 +69,7 @@ enum ReportLogVerifier {
                     "differs from the \(kind) leaf that manifest line \(line.sequence) and its report give "
                         + "(the log or the report was changed)")
             }
-            guard let json = line.files.first(where: { $0.path.hasSuffix(".json") }) else {
+            guard let json = line.jsonFile else {
                 return broken(item, "its JSON report cannot be read")
             }
             var at = index

@@ -21,6 +21,8 @@ public struct ReportManifestLine: Hashable, Sendable {
     public var generatedAt: Instant
     /// Paths relative to the app's directory, with their SHA-256 (hex), in html, json, csv order.
     public var files: [(path: String, sha256: String)]
+    /// The JSON report among ``files``: the file a report's log leaves are derived from.
+    public var jsonFile: (path: String, sha256: String)? { files.first { $0.path.hasSuffix(".json") } }
     public var previousLineSHA256: String
     public var pseudonymKeyID: String
     public var signingKeyID: String

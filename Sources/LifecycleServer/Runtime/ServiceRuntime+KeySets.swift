@@ -10,30 +10,28 @@ import LifecycleEngine
 extension ServiceRuntime {
     /// Runs until cancelled, looking once a second. Logs the outcome of each retry it makes or joins.
     func retryUnloadedKeySets() async {
-        let log = context.log
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            if !context.keys.hasKeys {
-                switch await context.keys.refreshIfUnloaded() {
-                case .notDue: break
-                case .loaded(let count): log.info("keys.loaded", [("keys", .integer(Int64(count)))])
-                case .failed(let error):
-                    log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
-                }
+            await retry(context.keys, loaded: "keys.loaded", failed: "keys.load_failed")
+            for receiver in context.signals.allReceivers where !Task.isCancelled {
+                await retry(
+                    receiver.keys, loaded: "signal.keys_loaded", failed: "signal.keys_load_failed", app: receiver.app,
+                    [("provider", .string(receiver.provider.id))])
             }
-            for receiver in context.signals.allReceivers where !receiver.keys.hasKeys && !Task.isCancelled {
-                let provider = ("provider", JSONValue.string(receiver.provider.id))
-                switch await receiver.keys.refreshIfUnloaded() {
-                case .notDue: break
-                case .loaded(let count):
-                    log.log(
-                        .info, "signal.keys_loaded", app: receiver.app, [provider, ("keys", .integer(Int64(count)))])
-                case .failed(let error):
-                    log.log(
-                        .error, "signal.keys_load_failed", app: receiver.app,
-                        [provider, ("error", .string(String(describing: error)))])
-                }
-            }
+        }
+    }
+
+    /// One key set's retry, when it holds nothing and its schedule allows: `loaded` with the key count, or
+    /// `failed` with the error, after `fields`.
+    private func retry(
+        _ keys: JWKSCache, loaded: String, failed: String, app: String? = nil, _ fields: [(String, JSONValue)] = []
+    ) async {
+        guard !keys.hasKeys else { return }
+        switch await keys.refreshIfUnloaded() {
+        case .notDue: break
+        case .loaded(let count): context.log.log(.info, loaded, app: app, fields + [("keys", .integer(Int64(count)))])
+        case .failed(let error):
+            context.log.log(.error, failed, app: app, fields + [("error", .string(String(describing: error)))])
         }
     }
 }
