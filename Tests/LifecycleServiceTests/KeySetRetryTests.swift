@@ -35,4 +35,34 @@ struct KeySetRetryTests {
         let accepted = try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.retry.1"))
         #expect(accepted.status == 200, "\(accepted)")
     }
+
+    /// The same for another provider's key set: `/readyz` does not wait for it, but its SETs are refused (503)
+    /// until it loads, and nothing but the retry would load it while no transmitter pushes.
+    @Test("a provider's key set that failed to load is loaded by serve once it can be read, with no request")
+    func providerSetWithoutTraffic() async throws {
+        var app = ServeFixture.app().objectValue ?? [:]
+        app["signals"] = [
+            [
+                "provider": "google-risc", "jwks": "late/google.json",
+                "audience": [.string(SecurityEventEndpointTests.googleClientID)],
+            ]
+        ]
+        let fixture = try await ServeFixture(apps: [.object(app)])
+        let serve = try await fixture.start()
+        defer { serve.kill(signal: SIGKILL) }
+        @Sendable func googleKeys() async -> JSONValue? {
+            guard let ready = try? await fixture.publicClient(timeout: .seconds(2)).get("/readyz") else { return nil }
+            return JSONValue.parseIfValid(ready.body)?["signalKeys"]?["shop/google"]
+        }
+        #expect(await googleKeys() == "none loaded", "\(fixture.log.suffix(2000))")
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.file("late"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: fixture.directory.file("jwks.json"), toPath: fixture.directory.file("late/google.json"))
+        let loaded = await eventually(timeout: .seconds(60)) { await googleKeys()?.integerValue != nil }
+        #expect(loaded, "\(fixture.log.suffix(2000))")
+        let logged = await eventually(timeout: .seconds(10)) { fixture.logEvents("signal.keys_loaded").count == 1 }
+        #expect(logged, "\(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("signal.keys_loaded").first?["provider"] == "google")
+    }
 }
