@@ -13,6 +13,11 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
         for member in members { self[member.key] = member.value }
     }
 
+    /// Members already known to have distinct keys (the parser refuses duplicates), kept as they are.
+    init(distinctMembers members: [Member]) {
+        self.members = members
+    }
+
     /// A dictionary's members sorted by key (dictionaries have no order of their own).
     public init(_ dictionary: [String: JSONValue]) {
         members = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }

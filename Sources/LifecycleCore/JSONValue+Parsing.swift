@@ -77,7 +77,12 @@ private struct JSONParser {
     func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
@@ -100,11 +105,12 @@ private struct JSONParser {
         }
     }
 
-    mutating func literal(_ word: String) throws(JSONParseError) {
-        let expected = Array(word.utf8)
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected
-        else { throw fail("invalid literal") }
-        index += expected.count
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw fail("invalid literal") }
+        let expected = word.utf8Start
+        for offset in 0..<count where bytes[index + offset] != expected[offset] { throw fail("invalid literal") }
+        index += count
     }
 
     mutating func enter() throws(JSONParseError) {
@@ -112,22 +118,31 @@ private struct JSONParser {
         guard depth <= JSONValue.maximumNestingDepth else { throw fail("nesting too deep") }
     }
 
+    /// Up to this many members, a new member's name is compared with each name before it.
+    static let namesComparedOneByOne = 16
+
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
         var members: [JSONObject.Member] = []
+        // Names are compared one by one while an object is small (most are), and hashed once it is not.
         var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(JSONObject(members: members))
+            return .object(JSONObject(distinctMembers: members))
         }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw fail("duplicate member name") }
+            if members.count < Self.namesComparedOneByOne {
+                guard !members.contains(where: { $0.key == key }) else { throw fail("duplicate member name") }
+            } else {
+                if seen.isEmpty { seen = Set(members.lazy.map(\.key)) }
+                guard seen.insert(key).inserted else { throw fail("duplicate member name") }
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
@@ -146,7 +161,7 @@ private struct JSONParser {
             }
             guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
             index += 1
-            return .object(JSONObject(members: members))
+            return .object(JSONObject(distinctMembers: members))
         }
     }
 
@@ -181,15 +196,22 @@ private struct JSONParser {
         index += 1
         var runStart = index
         var utf8 = [UInt8]()
+        // No byte of 0x80 or above seen: the string is ASCII (escapes decode to valid UTF-8), so it needs no
+        // validation, and decoding skips the generic validator's work.
+        var ascii = true
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                // Most strings have no escape: validated and decoded straight from the input, without a copy.
-                let text =
-                    utf8.isEmpty
-                    ? String(validating: bytes[runStart..<index], as: UTF8.self)
-                    : String(validating: utf8 + bytes[runStart..<index], as: UTF8.self)
+                // Most strings have no escape: decoded straight from the input, without a copy.
+                let run = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
+                let text: String? =
+                    switch (utf8.isEmpty, ascii) {
+                    case (true, true): String(decoding: run, as: UTF8.self)
+                    case (true, false): String(validating: run, as: UTF8.self)
+                    case (false, true): String(decoding: utf8 + run, as: UTF8.self)
+                    case (false, false): String(validating: utf8 + run, as: UTF8.self)
+                    }
                 guard let text else {
                     index = runStart
                     throw fail("invalid UTF-8")
@@ -199,6 +221,7 @@ private struct JSONParser {
             }
             if byte < 0x20 { throw fail("control character in string") }
             if byte != UInt8(ascii: "\\") {
+                if byte >= 0x80 { ascii = false }
                 index += 1
                 continue
             }

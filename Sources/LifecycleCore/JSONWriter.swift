@@ -90,10 +90,11 @@ public struct JSONWriter {
         pendingComma = true
     }
 
-    /// Any value, serialized compact as ``JSONValue/serializedBytes(sortedKeys:pretty:indent:)`` writes it.
-    public mutating func value(_ value: JSONValue) {
+    /// Any value, serialized compact as ``JSONValue/serializedBytes(sortedKeys:pretty:indent:)`` writes it; with
+    /// `sortedKeys`, the members of its objects sorted by name (``JSONValue/encoded()``).
+    public mutating func value(_ value: JSONValue, sortedKeys: Bool = false) {
         beginValue()
-        value.serialize(into: &bytes)
+        value.serialize(into: &bytes, sortedKeys: sortedKeys)
         pendingComma = true
     }
 

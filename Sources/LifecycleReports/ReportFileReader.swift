@@ -47,8 +47,8 @@ enum ReportFileReader {
 
     /// Hands `body` the name of each entry of `directory` (not `.` and `..`) in the order the directory gives
     /// them, as they are read, so a directory of a million files is never listed whole; nothing when it cannot
-    /// be opened.
-    static func forEachName(in directory: String, _ body: (String) -> Void) {
+    /// be opened. `isDirectory` is true for a directory itself, not for a symbolic link to one.
+    static func forEachName(in directory: String, _ body: (_ name: String, _ isDirectory: Bool) -> Void) {
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
@@ -57,8 +57,29 @@ enum ReportFileReader {
                     String(cString: $0)
                 }
             }
-            if name != "." && name != ".." { body(name) }
+            guard name != "." && name != ".." else { continue }
+            let type = Int32(entry.pointee.d_type)
+            var isDirectory = type == DT_DIR
+            if type == DT_UNKNOWN {
+                // Some file systems do not fill in the type.
+                var status = stat()
+                isDirectory = lstat(directory + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            }
+            body(name, isDirectory)
         }
+    }
+
+    /// Hands `body` the path, relative to `root`, of every entry under it, depth first, without following
+    /// symbolic links; a directory's own path comes before its entries.
+    static func forEachPath(under root: String, _ body: (String) -> Void) {
+        func walk(_ relative: String) {
+            forEachName(in: relative.isEmpty ? root : root + "/" + relative) { name, isDirectory in
+                let path = relative.isEmpty ? name : relative + "/" + name
+                body(path)
+                if isDirectory { walk(path) }
+            }
+        }
+        walk("")
     }
 }
 

@@ -40,6 +40,41 @@ struct JSONValueParsingTests {
         #expect(JSONValue.parseIfValid(Array(deepest.utf8)) != nil)
     }
 
+    /// Names are compared one by one in a small object and hashed past ``JSONParser/namesComparedOneByOne``
+    /// members; both ways refuse a repeated name, with String's equality (canonically equivalent spellings are
+    /// one name), and keep the members in document order.
+    @Test(
+        "a repeated member name is refused however many members come before it, in either spelling",
+        arguments: [1, 15, 16, 17, 40])
+    func duplicateNames(before count: Int) throws {
+        let members = (0..<count).map { #""m\#($0)":\#($0)"# }
+        let distinct = Array(("{" + members.joined(separator: ",") + "}").utf8)
+        let parsed = try JSONValue.parse(distinct)
+        #expect(parsed.objectValue?.keys == (0..<count).map { "m\($0)" })
+        #expect(parsed["m\(count - 1)"] == .integer(Int64(count - 1)))
+        for repeated in ["m0", "m\(count - 1)"] {
+            let text = "{" + members.joined(separator: ",") + #","\#(repeated)":true}"#
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(text.utf8)) }
+            do {
+                _ = try JSONValue.parse(Array(text.utf8))
+            } catch {
+                #expect(error.reason == "duplicate member name")
+            }
+        }
+        // "é" precomposed (C3 A9), then as "e" and a combining acute accent (65 CC 81).
+        let first = Array(("{" + members.joined(separator: ",") + #","\#u{E9}":1"#).utf8)
+        let second: [UInt8] = Array(#","e"#.utf8) + [0xCC, 0x81] + Array(#"":2}"#.utf8)
+        #expect(JSONValue.parseIfValid(first + second) == nil)
+    }
+
+    @Test("true, false and null are read whole; a word cut short or run on is refused")
+    func literals() throws {
+        #expect(try JSONValue.parse("[true,false,null]") == .array([.bool(true), .bool(false), .null]))
+        for text in ["tru", "nul", "fals", "[truee]", "nulls", "[t]", "True", "nuLL"] {
+            #expect(JSONValue.parseIfValid(Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+
     @Test("a long run of fraction digits is parsed in linear time")
     func longFraction() throws {
         let text = "0." + String(repeating: "0", count: 1 << 20) + "1e1048577"

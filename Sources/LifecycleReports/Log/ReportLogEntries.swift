@@ -33,11 +33,6 @@ public struct ReportLogEntries: Hashable, Sendable {
     public static let receiptDirectory = "receipts"
     /// The tree size whose receipts are all written and durable: `receipts/.complete`, one decimal number.
     public static let receiptedMarkerPath = receiptDirectory + "/.complete"
-    /// The members of a `subjects[]` row copied into its outcome leaf.
-    static let outcomeMembers = [
-        "subject", "eventType", "eventTime", "policy", "deadline", "outcome", "onTime", "completedAt", "verification",
-    ]
-
     /// The deletion-outcome leaves, with the deletion each one is about.
     public var outcomes: ReportOutcomeLeaves
     /// The report leaf.
@@ -127,17 +122,42 @@ public struct ReportLogEntries: Hashable, Sendable {
                 rowFailure = Failure(description: "\(path): subjects[\(rows)] lacks subject, eventType or eventTime")
                 return
             }
-            var object: [String: JSONValue] = [
-                "kind": "deletion-outcome", "app": .string(line.app), "report": .integer(Int64(line.sequence)),
-            ]
-            for member in outcomeMembers { object[member] = row[member] ?? .null }
             listening = outcome(
-                DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime), serialize(object))
+                DeletionKey(subject: subject, eventType: eventType, eventTime: eventTime),
+                outcomeLeaf(row, app: line.app, report: line.sequence))
         }
         guard let document, document["subjects"]?.arrayValue != nil else {
             throw Failure(description: "\(path): not a JSON report with subjects[]")
         }
         if let rowFailure { throw rowFailure }
+    }
+
+    /// A parsed row's deletion-outcome leaf: ``JSONValue/encoded()`` of `kind`, `app`, `report` and the row's
+    /// `subject`, `eventType`, `eventTime`, `policy`, `deadline`, `outcome`, `onTime`, `completedAt` and
+    /// `verification` (null when absent), written in that form's order, names sorted, without building the
+    /// object first.
+    private static func outcomeLeaf(_ row: JSONValue, app: String, report sequence: Int) -> [UInt8] {
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(512)
+        func copy(_ name: StaticString, _ member: String, _ w: inout JSONWriter) {
+            w.key(name)
+            w.value(row[member] ?? .null, sortedKeys: true)
+        }
+        w.object { w in
+            w.member("app", app)
+            copy("completedAt", "completedAt", &w)
+            copy("deadline", "deadline", &w)
+            copy("eventTime", "eventTime", &w)
+            copy("eventType", "eventType", &w)
+            w.member("kind", "deletion-outcome")
+            copy("onTime", "onTime", &w)
+            copy("outcome", "outcome", &w)
+            copy("policy", "policy", &w)
+            w.member("report", sequence)
+            copy("subject", "subject", &w)
+            copy("verification", "verification", &w)
+        }
+        return w.bytes
     }
 
     /// The same leaves from the dataset the JSON file was rendered from (``ReportJSONRenderer``), without
@@ -149,7 +169,7 @@ public struct ReportLogEntries: Hashable, Sendable {
     }
 
     /// A row's deletion-outcome leaf in report `sequence` of `app`: the canonical form (members sorted, compact)
-    /// of `kind`, `app`, `report` and the row's ``outcomeMembers`` as the JSON file holds them, which is what a
+    /// of `kind`, `app`, `report` and the row's outcome members as the JSON file holds them, which is what a
     /// verifier derives from the file. Written member by member in sorted order, without a tree: every row of
     /// a report is made into its leaf twice (the log, then its receipt).
     static func outcome(_ row: ReportSubjectRow, app: String, report sequence: Int) -> (

@@ -159,7 +159,7 @@ enum ReportLogVerifier {
                 return broken(path, "\(error)")
             }
         }
-        ReportFileReader.forEachName(in: receiptDirectory) { name in
+        ReportFileReader.forEachName(in: receiptDirectory) { name, _ in
             guard name.hasSuffix(".tlog-proof") else { return }
             receipts += 1
             // One that sorts after the first broken found so far cannot be the one reported.

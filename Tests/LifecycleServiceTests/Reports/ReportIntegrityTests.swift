@@ -116,6 +116,24 @@ struct ReportIntegrityTests {
         #expect(result.err.contains("2026-11-14-deletion-compliance.csv: not listed in the manifest"), "\(result.err)")
     }
 
+    /// The verifier reads the app's directory itself (a receipt per deletion is there too): a report file is
+    /// found at any depth, beside the receipts as well as in a year's directory.
+    @Test(
+        "a report file that no line lists is named wherever it lies under the app's directory",
+        arguments: ["receipts/2026-11-30-deletion-compliance.json", "2026/old/2026-10-01-deletion-compliance.csv"])
+    func strayReportFile(relative: String) async throws {
+        let written = try Self.writeThreeReports()
+        let path = written.appDirectory + "/" + relative
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: path))
+        let result = await Self.verify([written.reports, "--public-key", written.publicKey])
+        #expect(result.status == 1)
+        #expect(result.err.contains("\(relative): not listed in the manifest"), "\(result.err)")
+        try FileManager.default.removeItem(atPath: path)
+        #expect(await Self.verify([written.reports, "--public-key", written.publicKey]).status == 0)
+    }
+
     @Test("a line whose fields are renumbered to hide a deletion has a bad signature")
     func renumberedLine() async throws {
         let written = try Self.writeThreeReports()
