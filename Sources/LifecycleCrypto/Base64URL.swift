@@ -59,23 +59,6 @@ public enum Base64URL {
         if padCount > 0 {
             guard remainder != 0, padCount == 4 - remainder else { return nil }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in input {
-            let value = decodeTable[Int(character)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
-        }
-        // Leftover bits must be zero: otherwise two different strings decode to the same bytes.
-        guard accumulator == 0 else { return nil }
-        return out
+        return Base64Sextets.decode(input, table: decodeTable)
     }
 }

@@ -1,3 +1,5 @@
+import LifecycleCrypto
+
 /// Base64 with the standard alphabet and `=` padding (RFC 4648 §4), the encoding c2sp.org/signed-note,
 /// tlog-checkpoint and tlog-proof use for keys, signatures and hashes.
 ///
@@ -44,28 +46,6 @@ enum StandardBase64 {
         if input.last == padding { padCount += 1 }
         if input.count >= 2, input[input.count - 2] == padding { padCount += 1 }
         if padCount == 1, input.last != padding { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        // The table once, not a lazy global's check per character: a receipt holds a few dozen hashes.
-        let valid = decodeTable.withUnsafeBufferPointer { table in
-            for character in input.dropLast(padCount) {
-                let value = table[Int(character)]
-                guard value != 0xFF else { return false }
-                accumulator = accumulator << 6 | UInt32(value)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                    accumulator &= (1 << UInt32(bits)) - 1
-                }
-            }
-            return true
-        }
-        guard valid else { return nil }
-        // Leftover bits must be zero: otherwise two different strings decode to the same bytes.
-        guard accumulator == 0 else { return nil }
-        return out
+        return Base64Sextets.decode(input.dropLast(padCount), table: decodeTable)
     }
 }
