@@ -24,6 +24,8 @@ let package = Package(
         .target(
             name: "CShims", dependencies: ["CSQLite", "COpenSSL"],
             cSettings: [.define("_GNU_SOURCE")]),
+        // A file mapping whose file shrinks or cannot be read while it is read: zeros and a flag, not SIGBUS.
+        .target(name: "CMappingGuard"),
 
         // Pure domain: no I/O.
         .target(name: "LifecycleCore", swiftSettings: strict),
@@ -90,7 +92,10 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "LifecycleReports",
-            dependencies: ["LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog"],
+            dependencies: [
+                "LifecycleCore", "LifecycleCrypto", "LifecycleStore", "LifecycleEngine", "TransparencyLog",
+                "CMappingGuard",
+            ],
             swiftSettings: strict),
         .target(
             name: "LifecycleServer",

@@ -1,3 +1,4 @@
+import CMappingGuard
 import LifecycleCrypto
 
 #if canImport(Glibc)
@@ -86,9 +87,16 @@ enum ReportFileReader {
 /// A report file mapped read-only (`mmap(2)`), read once in order: a month's JSON is gigabytes, and
 /// ``release(before:)`` hands the pages already read back to the kernel, so what stays resident is the
 /// window being read, not the file.
+///
+/// A page the file no longer has (it was truncated while mapped) or the disk cannot deliver would stop the
+/// process with SIGBUS; the mapping is guarded instead (`CMappingGuard`): such a page reads as zeros and
+/// ``faulted`` turns true, so the reader refuses what it read with one line and the process (`serve`, in a
+/// catch-up of the log) lives on.
 final class MappedReportFile {
     let bytes: UnsafeBufferPointer<UInt8>
     private var released = 0
+    /// The guard's slot for this mapping; -1 when unguarded (empty, or every slot taken).
+    private let guardSlot: Int32
     /// Pages are let go in steps of this many bytes.
     private static let step = 1 << 20
 
@@ -102,18 +110,25 @@ final class MappedReportFile {
         let count = Int(status.st_size)
         guard count > 0 else {
             bytes = UnsafeBufferPointer(start: nil, count: 0)
+            guardSlot = -1
             return
         }
         guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
             return nil
         }
         _ = madvise(base, count, MADV_SEQUENTIAL)
+        guardSlot = mapping_guard_register(base, count)
         bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count)
     }
 
     deinit {
+        mapping_guard_unregister(guardSlot)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }
+
+    /// True once a read of the mapping met a page the file no longer has or the disk could not deliver: what
+    /// was read there is zeros, not the file.
+    var faulted: Bool { mapping_guard_faulted(guardSlot) != 0 }
 
     /// Lets the kernel drop the mapped pages wholly before `offset`, once a step's worth has been read; a later
     /// read of them would only fault them in again from the file.

@@ -90,11 +90,26 @@ public struct ReportLogEntries: Hashable, Sendable {
         guard let file = MappedReportFile(path: path) else {
             throw Failure(description: "\(listed.path): cannot be read")
         }
-        guard file.sha256Hex() == listed.sha256 else {
+        let matches = file.sha256Hex() == listed.sha256
+        try refuseIfFaulted(file, listed.path)
+        guard matches else {
             throw Failure(description: "\(listed.path): SHA-256 differs from manifest line \(line.sequence)")
         }
-        try walk(line: line, path: listed.path, json: file.bytes, release: file.release(before:), outcome: outcome)
+        do {
+            try walk(line: line, path: listed.path, json: file.bytes, release: file.release(before:), outcome: outcome)
+        } catch {
+            try refuseIfFaulted(file, listed.path)
+            throw error
+        }
+        try refuseIfFaulted(file, listed.path)
         return report(line: line, lineText: lineText)
+    }
+
+    /// A read of the mapping that met a truncated file or a disk error read zeros there: named as such,
+    /// whatever those zeros made of the hash or the parse.
+    private static func refuseIfFaulted(_ file: MappedReportFile, _ path: String) throws(Failure) {
+        guard file.faulted else { return }
+        throw Failure(description: "\(path): the file shrank or could not be read while it was read; run again")
     }
 
     private static func listedJSON(_ line: ReportManifestLine) throws(Failure) -> (path: String, sha256: String) {

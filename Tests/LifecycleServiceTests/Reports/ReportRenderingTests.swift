@@ -65,6 +65,46 @@ struct ReportRenderingTests {
         #expect(fromDataset.outcomes.map(\.key) == fromFile.outcomes.map(\.key))
     }
 
+    /// A mapped page the file no longer has would raise SIGBUS and end the process (`serve` reads reports back
+    /// this way in a catch-up of the log); the mapping is guarded, so the walk refuses with one line instead.
+    @Test("a report file truncated while the log's walk reads it is refused with one line, and the process lives")
+    func truncatedWhileRead() throws {
+        let dataset = ReportFixture.dataset
+        let json = ReportJSONRenderer.render(dataset)
+        let line = ReportManifestLine(
+            sequence: 3, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
+            generatedAt: dataset.generatedAt, files: [("2026/x.json", SHA256.hexDigest(json))],
+            previousLineSHA256: String(repeating: "0", count: 64), pseudonymKeyID: dataset.pseudonymKeyID,
+            signingKeyID: "0011223344556677")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shrinks-\(UUID().uuidString).json")
+            .path
+        try Data(json).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var rows = 0
+        let walked = Result { () throws(ReportLogEntries.Failure) in
+            try ReportLogEntries.walk(line: line, lineText: Array(line.text.utf8), reportFile: path) { _, _ in
+                rows += 1
+                // The first row is parsed: the rest of the file goes away under the mapping.
+                if rows == 1 { #expect(truncate(path, 0) == 0) }
+                return true
+            }
+        }
+        #expect(rows == 1)
+        guard case .failure(let failure) = walked else {
+            Issue.record("the walk of a truncated file succeeded")
+            return
+        }
+        #expect(failure.description == "2026/x.json: the file shrank or could not be read while it was read; run again")
+
+        // The mapping itself: every page of a file cut to nothing reads as zeros, and the mapping says so.
+        try Data(repeating: UInt8(ascii: "a"), count: 3 * 4096 + 17).write(to: URL(fileURLWithPath: path))
+        let file = try #require(MappedReportFile(path: path))
+        #expect(!file.faulted)
+        #expect(truncate(path, 0) == 0)
+        #expect(file.sha256Hex() == SHA256.hexDigest([UInt8](repeating: 0, count: 3 * 4096 + 17)))
+        #expect(file.faulted)
+    }
+
     @Test("rendering the same dataset twice gives the same bytes")
     func deterministic() {
         #expect(ReportJSONRenderer.render(ReportFixture.dataset) == ReportJSONRenderer.render(ReportFixture.dataset))
