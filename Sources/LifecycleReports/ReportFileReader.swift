@@ -48,8 +48,9 @@ enum ReportFileReader {
 
     /// Hands `body` the name of each entry of `directory` (not `.` and `..`) in the order the directory gives
     /// them, as they are read, so a directory of a million files is never listed whole; nothing when it cannot
-    /// be opened. `isDirectory` is true for a directory itself, not for a symbolic link to one.
-    static func forEachName(in directory: String, _ body: (_ name: String, _ isDirectory: Bool) -> Void) {
+    /// be opened. `type` is the entry's `d_type` (`DT_DIR`, `DT_REG`, `DT_LNK` …; `DT_UNKNOWN` on a file system
+    /// that does not fill it in).
+    static func forEachName(in directory: String, _ body: (_ name: String, _ type: UInt8) -> Void) {
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
@@ -58,29 +59,28 @@ enum ReportFileReader {
                     String(cString: $0)
                 }
             }
-            guard name != "." && name != ".." else { continue }
-            let type = Int32(entry.pointee.d_type)
-            var isDirectory = type == DT_DIR
-            if type == DT_UNKNOWN {
-                // Some file systems do not fill in the type.
-                var status = stat()
-                isDirectory = lstat(directory + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
-            }
-            body(name, isDirectory)
+            if name != "." && name != ".." { body(name, entry.pointee.d_type) }
         }
     }
 
-    /// Hands `body` the path, relative to `root`, of every entry under it, depth first, without following
-    /// symbolic links; a directory's own path comes before its entries.
+    /// Hands `body` the path, relative to `root`, of every entry under it, without following symbolic links
+    /// (`root` itself may be one); a directory's own path comes before its entries. Each directory is read
+    /// whole and closed before those below it are, so the depth of the tree holds no descriptors open.
     static func forEachPath(under root: String, _ body: (String) -> Void) {
-        func walk(_ relative: String) {
-            forEachName(in: relative.isEmpty ? root : root + "/" + relative) { name, isDirectory in
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let directory = relative.isEmpty ? root : root + "/" + relative
+            forEachName(in: directory) { name, type in
                 let path = relative.isEmpty ? name : relative + "/" + name
                 body(path)
-                if isDirectory { walk(path) }
+                var isDirectory = Int32(type) == DT_DIR
+                if Int32(type) == DT_UNKNOWN {
+                    var status = stat()
+                    isDirectory = lstat(directory + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+                }
+                if isDirectory { pending.append(path) }
             }
         }
-        walk("")
     }
 }
 

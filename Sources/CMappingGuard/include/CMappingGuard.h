@@ -10,8 +10,10 @@
 
 #include <stddef.h>
 
-/// Registers [base, base + length) (page-aligned, as mmap returns it); returns a slot, or -1 when all slots
-/// are taken (the mapping is then read unguarded). Installs the SIGBUS handler on first use.
+/// Registers [base, base + length) (page-aligned, as mmap returns it); returns a slot, or -1 when all 64 slots
+/// are taken (the mapping is then read unguarded, as any mapping was before). Installs the SIGBUS handler on
+/// first use. Only a fault of a read that runs again is repaired (the file ended, or the disk failed); a
+/// misaligned access and any SIGBUS another process sends go to the handler that was there before.
 int mapping_guard_register(const void *base, size_t length);
 
 /// 1 when a read of the slot's mapping faulted since it was registered, else 0.

@@ -109,7 +109,7 @@ public struct ReportLogEntries: Hashable, Sendable {
     /// whatever those zeros made of the hash or the parse.
     private static func refuseIfFaulted(_ file: MappedReportFile, _ path: String) throws(Failure) {
         guard file.faulted else { return }
-        throw Failure(description: "\(path): the file shrank or could not be read while it was read; run again")
+        throw Failure(description: "\(path): the file shrank or could not be read while it was read")
     }
 
     private static func listedJSON(_ line: ReportManifestLine) throws(Failure) -> (path: String, sha256: String) {
