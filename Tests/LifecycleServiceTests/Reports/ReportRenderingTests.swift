@@ -40,24 +40,31 @@ struct ReportRenderingTests {
         try GoldenFile.check("deletion-report.csv", ReportCSVRenderer.render(ReportFixture.dataset))
     }
 
-    /// The writer derives a report's log leaves from its dataset; a verifier derives them from the JSON file.
-    /// Over rows in every outcome (null deadlines, completion times and on-time flags among them) both agree.
-    @Test("the log leaves the writer derives from the dataset are those a verifier derives from the JSON file")
-    func logLeavesAgree() throws {
-        let dataset = ReportFixture.dataset
+    /// The dataset's JSON report in a temporary file, and a manifest line (sequence 3) listing it as
+    /// `2026/x.json` with its SHA-256.
+    static func jsonReportFile(_ dataset: ReportDataset) throws -> (line: ReportManifestLine, path: String) {
         let json = ReportJSONRenderer.render(dataset)
         let line = ReportManifestLine(
             sequence: 3, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
             generatedAt: dataset.generatedAt, files: [("2026/x.json", SHA256.hexDigest(json))],
             previousLineSHA256: String(repeating: "0", count: 64), pseudonymKeyID: dataset.pseudonymKeyID,
             signingKeyID: "0011223344556677")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).json")
+            .path
+        try Data(json).write(to: URL(fileURLWithPath: path))
+        return (line, path)
+    }
+
+    /// The writer derives a report's log leaves from its dataset; a verifier derives them from the JSON file.
+    /// Over rows in every outcome (null deadlines, completion times and on-time flags among them) both agree.
+    @Test("the log leaves the writer derives from the dataset are those a verifier derives from the JSON file")
+    func logLeavesAgree() throws {
+        let dataset = ReportFixture.dataset
+        let (line, path) = try Self.jsonReportFile(dataset)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let text = Array(line.text.utf8)
         let fromDataset = ReportLogEntries(line: line, lineText: text, dataset: dataset)
         // Read back as the verifier and the log's catch-up read it: mapped from the file.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("leaves-\(UUID().uuidString).json")
-            .path
-        try Data(json).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let fromFile = try ReportLogEntries(line: line, lineText: text, reportFile: path)
         #expect(fromDataset.outcomes.count == dataset.subjects.count)
         #expect(Set(dataset.subjects.map(\.outcome)).count >= 4, "the fixture covers several outcomes")
@@ -69,16 +76,7 @@ struct ReportRenderingTests {
     /// this way in a catch-up of the log); the mapping is guarded, so the walk refuses with one line instead.
     @Test("a report file truncated while the log's walk reads it is refused with one line, and the process lives")
     func truncatedWhileRead() throws {
-        let dataset = ReportFixture.dataset
-        let json = ReportJSONRenderer.render(dataset)
-        let line = ReportManifestLine(
-            sequence: 3, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
-            generatedAt: dataset.generatedAt, files: [("2026/x.json", SHA256.hexDigest(json))],
-            previousLineSHA256: String(repeating: "0", count: 64), pseudonymKeyID: dataset.pseudonymKeyID,
-            signingKeyID: "0011223344556677")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shrinks-\(UUID().uuidString).json")
-            .path
-        try Data(json).write(to: URL(fileURLWithPath: path))
+        let (line, path) = try Self.jsonReportFile(ReportFixture.dataset)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var rows = 0
         let walked = Result { () throws(ReportLogEntries.Failure) in
