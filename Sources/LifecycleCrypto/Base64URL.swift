@@ -59,6 +59,6 @@ public enum Base64URL {
         if padCount > 0 {
             guard remainder != 0, padCount == 4 - remainder else { return nil }
         }
-        return Base64Sextets.decode(input, table: decodeTable)
+        return input.withUnsafeBufferPointer { Base64Sextets.decode($0, table: decodeTable) }
     }
 }

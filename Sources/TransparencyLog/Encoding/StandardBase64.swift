@@ -46,6 +46,8 @@ enum StandardBase64 {
         if input.last == padding { padCount += 1 }
         if input.count >= 2, input[input.count - 2] == padding { padCount += 1 }
         if padCount == 1, input.last != padding { return nil }
-        return Base64Sextets.decode(input.dropLast(padCount), table: decodeTable)
+        return input.withUnsafeBufferPointer { input in
+            Base64Sextets.decode(UnsafeBufferPointer(rebasing: input.dropLast(padCount)), table: decodeTable)
+        }
     }
 }
