@@ -103,21 +103,12 @@ public struct JSONWriter {
         if let value { write(&self, value) } else { null() }
     }
 
-    // A member, its name and its value in one call; an optional value is written as `null` when absent.
-
-    public mutating func member(_ name: StaticString, _ value: String) {
-        key(name)
-        string(value)
-    }
+    // A member, its name and its value in one call; an optional value is written as `null` when absent (a value
+    // that is not optional is passed as a present one).
 
     public mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
         optional(value) { $0.string($1) }
-    }
-
-    public mutating func member(_ name: StaticString, _ value: Int) {
-        key(name)
-        integer(value)
     }
 
     public mutating func member(_ name: StaticString, _ value: Int?) {
@@ -133,11 +124,6 @@ public struct JSONWriter {
     public mutating func member(_ name: StaticString, _ value: Bool?) {
         key(name)
         optional(value) { $0.bool($1) }
-    }
-
-    public mutating func member(_ name: StaticString, _ value: Instant) {
-        key(name)
-        instant(value)
     }
 
     public mutating func member(_ name: StaticString, _ value: Instant?) {

@@ -147,30 +147,56 @@ public struct ReportLogEntries: Hashable, Sendable {
         if let rowFailure { throw rowFailure }
     }
 
-    /// A parsed row's deletion-outcome leaf: ``JSONValue/encoded()`` of `kind`, `app`, `report` and the row's
-    /// `subject`, `eventType`, `eventTime`, `policy`, `deadline`, `outcome`, `onTime`, `completedAt` and
-    /// `verification` (null when absent), written in that form's order, names sorted, without building the
-    /// object first.
+    /// A parsed row's deletion-outcome leaf: its members copied as the file holds them (null when absent),
+    /// nested objects with their names sorted, as ``JSONValue/encoded()`` writes them.
     private static func outcomeLeaf(_ row: JSONValue, app: String, report sequence: Int) -> [UInt8] {
+        outcomeLeaf(app: app, report: sequence) { member, w in
+            w.value(row[member.rawValue] ?? .null, sortedKeys: true)
+        }
+    }
+
+    /// The members of a deletion-outcome leaf, in its canonical order (names sorted by their bytes). `app`,
+    /// `kind` and `report` come from the report; the others are the row's members of the same name.
+    enum OutcomeLeafMember: String, CaseIterable {
+        case app, completedAt, deadline, eventTime, eventType, kind, onTime, outcome, policy, report, subject
+        case verification
+
+        var name: StaticString {
+            switch self {
+            case .app: "app"
+            case .completedAt: "completedAt"
+            case .deadline: "deadline"
+            case .eventTime: "eventTime"
+            case .eventType: "eventType"
+            case .kind: "kind"
+            case .onTime: "onTime"
+            case .outcome: "outcome"
+            case .policy: "policy"
+            case .report: "report"
+            case .subject: "subject"
+            case .verification: "verification"
+            }
+        }
+    }
+
+    /// A deletion-outcome leaf in report `sequence` of `app`, compact, its members in canonical order:
+    /// `copy` writes the value of each member that comes from the row. The one place the leaf's form is kept,
+    /// for the writer (from the dataset's rows) and the verifier (from the JSON file) alike.
+    private static func outcomeLeaf(
+        app: String, report sequence: Int, copy: (OutcomeLeafMember, inout JSONWriter) -> Void
+    ) -> [UInt8] {
         var w = JSONWriter()
         w.bytes.reserveCapacity(512)
-        func copy(_ name: StaticString, _ member: String, _ w: inout JSONWriter) {
-            w.key(name)
-            w.value(row[member] ?? .null, sortedKeys: true)
-        }
         w.object { w in
-            w.member("app", app)
-            copy("completedAt", "completedAt", &w)
-            copy("deadline", "deadline", &w)
-            copy("eventTime", "eventTime", &w)
-            copy("eventType", "eventType", &w)
-            w.member("kind", "deletion-outcome")
-            copy("onTime", "onTime", &w)
-            copy("outcome", "outcome", &w)
-            copy("policy", "policy", &w)
-            w.member("report", sequence)
-            copy("subject", "subject", &w)
-            copy("verification", "verification", &w)
+            for member in OutcomeLeafMember.allCases {
+                w.key(member.name)
+                switch member {
+                case .app: w.string(app)
+                case .kind: w.string("deletion-outcome")
+                case .report: w.integer(sequence)
+                default: copy(member, &w)
+                }
+            }
         }
         return w.bytes
     }
@@ -183,31 +209,28 @@ public struct ReportLogEntries: Hashable, Sendable {
         report = Self.report(line: line, lineText: lineText)
     }
 
-    /// A row's deletion-outcome leaf in report `sequence` of `app`: the canonical form (members sorted, compact)
-    /// of `kind`, `app`, `report` and the row's outcome members as the JSON file holds them, which is what a
-    /// verifier derives from the file. Written member by member in sorted order, without a tree: every row of
-    /// a report is made into its leaf twice (the log, then its receipt).
+    /// A row's deletion-outcome leaf in report `sequence` of `app`, its members the values the JSON file holds
+    /// for them, so it is what a verifier derives from the file. Written member by member, without a tree:
+    /// every row of a report is made into its leaf twice (the log, then its receipt).
     static func outcome(_ row: ReportSubjectRow, app: String, report sequence: Int) -> (
         key: DeletionKey, entry: [UInt8]
     ) {
-        var w = JSONWriter()
-        w.bytes.reserveCapacity(512)
-        w.object { w in
-            w.member("app", app)
-            w.member("completedAt", row.completedAt)
-            w.member("deadline", row.deadline)
-            w.member("eventTime", row.eventTime)
-            w.member("eventType", row.eventType)
-            w.member("kind", "deletion-outcome")
-            w.member("onTime", row.onTime)
-            w.member("outcome", row.outcome.rawValue)
-            w.member("policy", row.policy)
-            w.member("report", sequence)
-            w.member("subject", row.pseudonym)
-            w.member("verification", row.verification.rawValue)
+        let entry = outcomeLeaf(app: app, report: sequence) { member, w in
+            switch member {
+            case .completedAt: w.optional(row.completedAt) { $0.instant($1) }
+            case .deadline: w.optional(row.deadline) { $0.instant($1) }
+            case .eventTime: w.instant(row.eventTime)
+            case .eventType: w.string(row.eventType)
+            case .onTime: w.optional(row.onTime) { $0.bool($1) }
+            case .outcome: w.string(row.outcome.rawValue)
+            case .policy: w.optional(row.policy) { $0.string($1) }
+            case .subject: w.string(row.pseudonym)
+            case .verification: w.string(row.verification.rawValue)
+            case .app, .kind, .report: break
+            }
         }
         return (
-            DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601), w.bytes
+            DeletionKey(subject: row.pseudonym, eventType: row.eventType, eventTime: row.eventTime.iso8601), entry
         )
     }
 

@@ -178,12 +178,7 @@ public enum ReportVerifier {
         var paths: [String] = []
         ReportFileReader.forEachPath(under: appDirectory) { path in
             let name = path.split(separator: "/").last.map(String.init) ?? path
-            // The suffix first: it turns down a receipt's name without a substring search.
-            if name.hasSuffix(".html") || name.hasSuffix(".json") || name.hasSuffix(".csv"),
-                name.contains("-deletion-compliance")
-            {
-                paths.append(path)
-            }
+            if ReportWriter.isReportFile(named: name) { paths.append(path) }
         }
         return paths.sorted()
     }

@@ -148,14 +148,20 @@ public struct ReportWriter: Sendable {
         for year in years where year.utf8.count == 4 && year.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             let directory = appDirectory + "/" + year
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            where name.contains("-deletion-compliance")
-                && [".html.tmp", ".json.tmp", ".csv.tmp"].contains(where: { name.hasSuffix($0) })
-            {
+            where name.hasSuffix(".tmp") && Self.isReportFile(named: String(name.dropLast(4))) {
                 var status = stat()
                 let path = directory + "/" + name
                 if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG { unlink(path) }
             }
         }
+    }
+
+    /// Whether a file name is one a report's files take (`<date>-deletion-compliance[-N].{html,json,csv}`),
+    /// tested by its suffix first, which turns most other names down without a search (the verifier asks it of
+    /// every receipt's name).
+    static func isReportFile(named name: String) -> Bool {
+        (name.hasSuffix(".html") || name.hasSuffix(".json") || name.hasSuffix(".csv"))
+            && name.contains("-deletion-compliance")
     }
 
     /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.

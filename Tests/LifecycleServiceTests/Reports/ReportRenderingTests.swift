@@ -72,6 +72,16 @@ struct ReportRenderingTests {
         #expect(fromDataset.outcomes.map(\.key) == fromFile.outcomes.map(\.key))
     }
 
+    /// Canonical JSON sorts a leaf's members by name; the enum that writes both kinds of leaf keeps them so.
+    @Test("a deletion-outcome leaf's members are declared in canonical order, each named as its case")
+    func outcomeLeafOrder() {
+        let names = ReportLogEntries.OutcomeLeafMember.allCases.map(\.rawValue)
+        #expect(names == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        for member in ReportLogEntries.OutcomeLeafMember.allCases {
+            #expect(member.name.description == member.rawValue)
+        }
+    }
+
     /// A mapped page the file no longer has would raise SIGBUS and end the process (`serve` reads reports back
     /// this way in a catch-up of the log); the mapping is guarded, so the walk refuses with one line instead.
     @Test("a report file truncated while the log's walk reads it is refused with one line, and the process lives")
