@@ -181,11 +181,15 @@ struct ReportCommand: LifecycleCommand {
             throw error
         }
         await context.close()
+        // Both read the rows back from the spool: a row it could not read was a stand-in, so nothing is printed.
         if json {
-            io.print(ReportLedgerRenderer.document(dataset).serialized(pretty: true))
+            let document = ReportLedgerRenderer.document(dataset)
+            try dataset.subjects.checkRead()
+            io.print(document.serialized(pretty: true))
             return ExitStatus.success
         }
         let totals = ReportLedgerTotals(rows: dataset.subjects)
+        try dataset.subjects.checkRead()
         let running = dataset.coveredUntil < dataset.period.to ? ", still running" : ""
         let median = totals.medianDaysToRespond.map { ReportNumbers.days($0) } ?? "n/a"
         io.print(

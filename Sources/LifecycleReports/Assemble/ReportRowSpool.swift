@@ -1,6 +1,7 @@
 import Foundation
 import LifecycleCore
 import LifecycleEngine
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -23,8 +24,10 @@ public final class ReportRowSpool: Sendable {
 
     private let descriptor: Int32
     private let entries: [Entry]
-    /// Where the file was made, for the one line a read failure prints.
+    /// Where the file was made, for the one line a read failure gives.
     private let directory: String
+    /// The first record that could not be read back, kept until the spool goes (see ``checkRead()``).
+    private let readFailure = Mutex<Failure?>(nil)
 
     public var count: Int { entries.count }
 
@@ -37,34 +40,62 @@ public final class ReportRowSpool: Sendable {
     deinit { close(descriptor) }
 
     /// The row at `position` in report order.
+    ///
+    /// The file is this process's own and unlinked, so a record that does not read back (a short read, an
+    /// I/O error, bytes that do not decode) means the disk failed under it. The row is then a stand-in with
+    /// no members but its event time, and ``checkRead()`` throws from then on, naming the first such record.
+    /// Every step that keeps or answers with what the rows made (a report file kept, the log's checkpoint
+    /// signed, a receipt written, the request ledger returned) calls it first, so a stand-in never reaches any
+    /// of them, and the process goes on: the next report is made from the store again.
     public func row(at position: Int) -> ReportSubjectRow {
         let entry = entries[position]
-        return Self.read(descriptor, entry, directory: directory) { bytes in
-            do { return try ReportRowCodec.decode(bytes) } catch {
-                fatalError("report row spool in \(directory): record \(position) does not decode")
+        do {
+            return try Self.read(descriptor, entry, directory: directory) { bytes throws(Failure) in
+                do { return try ReportRowCodec.decode(bytes) } catch {
+                    throw Failure(description: "report row spool in \(directory): record \(position) does not decode")
+                }
             }
+        } catch {
+            readFailure.withLock { first in if first == nil { first = error } }
+            return Self.standIn(eventTime: entry.eventTime)
         }
     }
 
-    /// Reads one record. The file is this process's own and unlinked, so a short read is a failing disk: it
-    /// stops the process with one line rather than render a report with a row missing.
+    /// Throws the first read failure of ``row(at:)``, if any: call it before keeping anything made from rows.
+    public func checkRead() throws(Failure) {
+        if let failure = readFailure.withLock({ $0 }) { throw failure }
+    }
+
+    /// What ``row(at:)`` gives for a record it cannot read: never kept, because ``checkRead()`` throws.
+    private static func standIn(eventTime: Int64) -> ReportSubjectRow {
+        let at = Instant(millisecondsSinceEpoch: eventTime)
+        return ReportSubjectRow(
+            pseudonym: "", eventType: "", source: .notification, eventTime: at, receivedAt: at, policy: nil,
+            deadline: nil, targets: [], verification: .failed, retained: [], outcome: .failed, onTime: nil,
+            completedAt: nil, daysToComplete: nil)
+    }
+
+    /// Reads one record and hands its bytes to `body`; a short read or an I/O error throws one line.
     private static func read<Result>(
-        _ descriptor: Int32, _ entry: Entry, directory: String, _ body: (UnsafeRawBufferPointer) -> Result
-    ) -> Result {
-        withUnsafeTemporaryAllocation(byteCount: max(entry.length, 1), alignment: 8) { buffer in
+        _ descriptor: Int32, _ entry: Entry, directory: String,
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeTemporaryAllocation(byteCount: max(entry.length, 1), alignment: 8) {
+            buffer throws(Failure) -> Result in
             var done = 0
             while done < entry.length {
                 let got = pread(
                     descriptor, buffer.baseAddress! + done, entry.length - done, off_t(entry.offset) + off_t(done))
                 if got < 0, errno == EINTR { continue }
                 guard got > 0 else {
-                    fatalError(
-                        "report row spool in \(directory): cannot read \(entry.length) bytes at \(entry.offset): "
-                            + String(cString: strerror(errno)))
+                    let reason = got == 0 ? "the file ended early" : String(cString: strerror(errno))
+                    throw Failure(
+                        description: "report row spool in \(directory): cannot read \(entry.length) bytes at "
+                            + "\(entry.offset): \(reason)")
                 }
                 done += got
             }
-            return body(UnsafeRawBufferPointer(rebasing: buffer[0..<entry.length]))
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<entry.length]))
         }
     }
 
@@ -143,10 +174,10 @@ public final class ReportRowSpool: Sendable {
                 if end - start > 1 {
                     var keyed: [(pseudonym: String, eventType: String, entry: Entry)] = []
                     for entry in entries[start..<end] {
-                        let key = ReportRowSpool.read(descriptor, entry, directory: directory) { bytes in
-                            try? ReportRowCodec.leadingKey(bytes)
+                        let key = try? ReportRowSpool.read(descriptor, entry, directory: directory) {
+                            bytes throws(Failure) in try? ReportRowCodec.leadingKey(bytes)
                         }
-                        guard let key else {
+                        guard let key = key ?? nil else {
                             throw Failure(description: "\(directory): the report's row spool does not read back")
                         }
                         keyed.append((key.pseudonym, key.eventType, entry))

@@ -32,6 +32,13 @@ public struct ReportRows: RandomAccessCollection, Hashable, Sendable, Expressibl
         }
     }
 
+    /// Throws when a row read from the spool was a stand-in for a record the disk failed to give back
+    /// (``ReportRowSpool/row(at:)``); rows held in memory always read back. Call it before keeping or
+    /// answering with anything made from the rows.
+    public func checkRead() throws(ReportRowSpool.Failure) {
+        if case .spool(let spool) = storage { try spool.checkRead() }
+    }
+
     public static func == (lhs: ReportRows, rhs: ReportRows) -> Bool { lhs.elementsEqual(rhs) }
 
     public func hash(into hasher: inout Hasher) {

@@ -90,7 +90,14 @@ public struct ReportLog: Sendable {
         let appendStarted = clock.now
         var treeSize = size
         if !newGroups.isEmpty {
-            treeSize = try publisher.append(newGroups.lazy.flatMap(\.leaves)).checkpoint.checkpoint.size
+            // A leaf made from a row the spool could not read back is a stand-in: the checkpoint must not sign it.
+            treeSize = try publisher.append(newGroups.lazy.flatMap(\.leaves)) { () throws(TransparencyLogError) in
+                for group in newGroups {
+                    do throws(ReportRowSpool.Failure) { try group.checkRead() } catch {
+                        throw TransparencyLogError(.ioFailed, error.description)
+                    }
+                }
+            }.checkpoint.checkpoint.size
         }
         let receiptsStarted = clock.now
         let receiptDirectory = appDirectory + "/" + ReportLogEntries.receiptDirectory
@@ -133,6 +140,9 @@ public struct ReportLog: Sendable {
     /// its rows (making a leaf from its row, the proof from the tiles, and the file are each a receipt's own
     /// work). A deletion that two runs of one report both hold is written again, last, from the later run, so
     /// the file ends as a single thread would have left it.
+    ///
+    /// Each outcome is checked once made: one made from a row the spool could not read back stops the
+    /// writing before its receipt (whose name would come from a stand-in), and the marker stays where it was.
     private func writeReceipts(_ groups: [ReportLogEntries], treeSize: UInt64) throws -> Int {
         let prover = try publisher.prover()
         var written = Set<ReceiptName>()
@@ -156,6 +166,7 @@ public struct ReportLog: Sendable {
                     var names = Set<ReceiptName>()
                     for offset in runs[run].reversed() {
                         let outcome = outcomes[offset]
+                        try outcomes.checkRead()
                         let path = outcome.key.receiptPath
                         let name = ReceiptName(path)
                         guard !later.contains(name), names.insert(name).inserted else { continue }
@@ -175,6 +186,7 @@ public struct ReportLog: Sendable {
             }
             for offset in outcomes.indices.reversed() where !twice.isEmpty {
                 let outcome = outcomes[offset]
+                try outcomes.checkRead()
                 let path = outcome.key.receiptPath
                 guard twice.remove(ReceiptName(path)) != nil else { continue }
                 try writeReceipt(prover, index: start + UInt64(offset), outcome: outcome, path: path)

@@ -47,6 +47,9 @@ public struct ReportLogEntries: Hashable, Sendable {
     /// How many leaves: one per outcome, and the report leaf.
     public var leafCount: Int { outcomes.count + 1 }
 
+    /// Throws when a leaf was made from a row the spool could not read back (``ReportRows/checkRead()``).
+    public func checkRead() throws(ReportRowSpool.Failure) { try outcomes.checkRead() }
+
     /// Every leaf, in log order, in memory.
     public var all: [[UInt8]] { Array(leaves) }
 
@@ -285,6 +288,11 @@ public struct ReportOutcomeLeaves: RandomAccessCollection, Sendable {
         case .memory(let outcomes): outcomes.count
         case .rows(let rows, _, _): rows.count
         }
+    }
+
+    /// Throws when an outcome was made from a row the spool could not read back (``ReportRows/checkRead()``).
+    public func checkRead() throws(ReportRowSpool.Failure) {
+        if case .rows(let rows, _, _) = storage { try rows.checkRead() }
     }
 
     public subscript(position: Int) -> (key: ReportLogEntries.DeletionKey, entry: [UInt8]) {

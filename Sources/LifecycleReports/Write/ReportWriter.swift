@@ -96,6 +96,8 @@ public struct ReportWriter: Sendable {
                 }
                 files.append((base + "." + renderer.ext, try outcome.get()))
             }
+            // A row the spool could not read back was rendered as a stand-in: none of the files is kept.
+            try renderedDataset.subjects.checkRead()
         } catch {
             // No line will name them: the files that were written go, or verify would find them unlisted.
             for renderer in renderers { unlink(appDirectory + "/" + base + "." + renderer.ext) }

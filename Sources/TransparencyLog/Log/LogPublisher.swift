@@ -39,7 +39,14 @@ public struct LogPublisher: Sendable {
     /// Appends `entries` in order. They are read once, one at a time, and each tile and entry bundle is
     /// written as soon as it is full, so a sequence that makes its entries as it goes (a report's million
     /// leaves) is never in memory at once.
-    public func append<Entries: Sequence<[UInt8]>>(_ entries: Entries) throws(TransparencyLogError) -> Appended {
+    ///
+    /// `beforeCheckpoint` runs once every tile and bundle is written and before the checkpoint is signed: a
+    /// throw there leaves the log as a crash at that point would (the previous checkpoint in force, the files
+    /// past it rewritten by the next append). A caller whose entries are made as they are read checks there
+    /// that every one was made from what it should have been.
+    public func append<Entries: Sequence<[UInt8]>>(
+        _ entries: Entries, beforeCheckpoint: () throws(TransparencyLogError) -> Void = {}
+    ) throws(TransparencyLogError) -> Appended {
         try store.withExclusiveLock { () throws(TransparencyLogError) -> Appended in
             let current = try currentCheckpoint()
             let size = current?.checkpoint.size ?? 0
@@ -59,6 +66,7 @@ public struct LogPublisher: Sendable {
                 paths.append(file.path.path)
             }
             for file in try state.append(entries, full: publish) { try publish(file) }
+            try beforeCheckpoint()
             let signed = try SignedCheckpoint.sign(
                 Checkpoint(origin: origin, size: state.size, rootHash: state.rootHash), with: signer)
             try store.write(Self.checkpointPath, signed.bytes)
