@@ -125,8 +125,15 @@ public final class HTTPClientConnection {
                 throw .connectFailed(errno: code)
             }
             var pollDescriptor = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
-            let milliseconds = Int32(clamping: timeout.nanosecondsForDeadline / 1_000_000)
-            guard poll(&pollDescriptor, 1, milliseconds) == 1 else {
+            let connectDeadline = clock.monotonicNanoseconds() &+ timeout.nanosecondsForDeadline
+            var ready: Int32
+            // A signal handler may cut the wait short (EINTR): wait again for what is left of the timeout.
+            repeat {
+                let now = clock.monotonicNanoseconds()
+                let left = connectDeadline > now ? connectDeadline - now : 0
+                ready = poll(&pollDescriptor, 1, Int32(clamping: (left + 999_999) / 1_000_000))
+            } while ready < 0 && errno == EINTR
+            guard ready == 1 else {
                 _ = Glibc.close(socketDescriptor)
                 throw .timedOut
             }

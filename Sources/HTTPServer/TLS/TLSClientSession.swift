@@ -60,11 +60,16 @@ public final class TLSClientSession {
             }
         }
 
-        OpenSSLErrors.clear()
-        let result = SSL_connect(ssl)
+        var result: Int32
+        var code: Int32
+        var savedErrno: Int32
+        repeat {
+            OpenSSLErrors.clear()
+            result = SSL_connect(ssl)
+            savedErrno = errno
+            code = result == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl, result)
+        } while Self.interrupted(code, savedErrno)
         if result != 1 {
-            let code = SSL_get_error(ssl, result)
-            let savedErrno = errno
             var detail = OpenSSLErrors.drain()
             let verify = SSL_get_verify_result(ssl)
             if verify != X509_V_OK, configuration.verifiesPeer {
@@ -115,13 +120,14 @@ public final class TLSClientSession {
         while offset < bytes.count {
             OpenSSLErrors.clear()
             let count = SSL_write(ssl, bytes.baseAddress! + offset, Int32(clamping: bytes.count - offset))
+            let savedErrno = errno
             if count > 0 {
                 offset += Int(count)
                 continue
             }
             let code = SSL_get_error(ssl, count)
-            let savedErrno = errno
             OpenSSLErrors.clear()
+            if Self.interrupted(code, savedErrno) { continue }
             if code == SSL_ERROR_SYSCALL, savedErrno == EAGAIN || savedErrno == EWOULDBLOCK { throw .timedOut }
             if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { throw .timedOut }
             throw .sendFailed(errno: savedErrno == 0 ? EPIPE : savedErrno)
@@ -130,12 +136,17 @@ public final class TLSClientSession {
 
     /// Reads some bytes; 0 at the end of the stream.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTPClientError) -> Int {
-        OpenSSLErrors.clear()
-        let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
-        if count > 0 { return Int(count) }
-        let code = SSL_get_error(ssl, count)
-        let savedErrno = errno
-        OpenSSLErrors.clear()
+        var count: Int32
+        var code: Int32
+        var savedErrno: Int32
+        repeat {
+            OpenSSLErrors.clear()
+            count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+            savedErrno = errno
+            if count > 0 { return Int(count) }
+            code = SSL_get_error(ssl, count)
+            OpenSSLErrors.clear()
+        } while Self.interrupted(code, savedErrno)
         switch code {
         case SSL_ERROR_ZERO_RETURN:
             return 0
@@ -148,6 +159,13 @@ public final class TLSClientSession {
         default:
             throw .receiveFailed(errno: EPROTO)
         }
+    }
+
+    /// A call a signal handler cut short: the socket layer counts `EINTR` as a retryable error, so OpenSSL
+    /// reports it as `SSL_ERROR_WANT_READ`/`WANT_WRITE`, the same as the `SO_RCVTIMEO`/`SO_SNDTIMEO` timeout
+    /// (`EAGAIN`) on this blocking socket. Only the timeout is one; an interrupted call is made again.
+    private static func interrupted(_ code: Int32, _ savedErrno: Int32) -> Bool {
+        (code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE) && savedErrno == EINTR
     }
 
     /// Sends close_notify (best effort).
