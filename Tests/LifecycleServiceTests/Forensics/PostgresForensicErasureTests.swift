@@ -146,10 +146,13 @@ struct PostgresForensicErasureTests {
     /// Whether each needle occurs in the WAL segments modified since `since`, read as the records' bytes: every
     /// WAL page (`wal_block_size`) starts with a page header, 40 bytes on a segment's first page and 24 on the
     /// others (`SizeOfXLogLongPHD`, `SizeOfXLogShortPHD`, src/include/access/xlog_internal.h), and a record that
-    /// runs past the end of a page continues after the next page's header. So a value written across a page
-    /// boundary is not contiguous in the file; searching the file as it is missed the sealed e-mail whenever
-    /// its record straddled one (a chance of its length in 8,192 per run). The headers are cut out before the
-    /// search. A value straddling two segment files (16 MiB each) is still missed: a chance of its length in 16 Mi.
+    /// runs past the end of a page continues after the next page's header, in the next segment file when the
+    /// page was a segment's last. So a value written across a page boundary is not contiguous in the files;
+    /// searching each file as it is missed the sealed e-mail whenever its record straddled a page (a chance of
+    /// its length in 8,192 per run) or two segment files (16 MiB each). The headers are cut out, and each
+    /// segment is searched with the start of the next one in log order (their names) after it, as long as the
+    /// needle less a byte: one segment and a needle in the server's memory at a time, however much WAL the
+    /// other tests wrote meanwhile. A needle longer than a segment could span three; none here is.
     static func foundInWAL(_ needles: [[UInt8]], since: Instant, _ database: PostgresTestDatabase) async throws
         -> [Bool]
     {
@@ -164,20 +167,69 @@ struct PostgresForensicErasureTests {
             for needle in needles {
                 let hits = try connection.queryInt64(
                     """
-                    SELECT count(*) FROM pg_ls_waldir() AS w
-                    WHERE w.modification >= to_timestamp($1::bigint / 1000.0) - interval '1 second'
-                        AND position($2::bytea IN (
+                    WITH segments AS (
+                        SELECT w.name, (
                             SELECT string_agg(
-                                substring(f.bytes FROM n.page * $3 + CASE WHEN n.page = 0 THEN 40 ELSE 24 END + 1
-                                    FOR $3 - CASE WHEN n.page = 0 THEN 40 ELSE 24 END),
-                                ''::bytea ORDER BY n.page)
+                                    substring(f.bytes FROM n.page * $3 + CASE WHEN n.page = 0 THEN 40 ELSE 24 END + 1
+                                        FOR $3 - CASE WHEN n.page = 0 THEN 40 ELSE 24 END),
+                                    ''::bytea ORDER BY n.page)
                             FROM (SELECT pg_read_binary_file('pg_wal/' || w.name) AS bytes) AS f,
-                                generate_series(0, length(f.bytes) / $3 - 1) AS n(page))) > 0
+                                generate_series(0, length(f.bytes) / $3 - 1) AS n(page)
+                        ) AS records
+                        FROM pg_ls_waldir() AS w
+                        WHERE w.name ~ '^[0-9A-F]{24}$'
+                            AND w.modification >= to_timestamp($1::bigint / 1000.0) - interval '1 second'
+                    )
+                    SELECT count(*) FROM (
+                        SELECT records || substring(lead(records, 1, ''::bytea) OVER (ORDER BY name)
+                            FROM 1 FOR length($2::bytea) - 1) AS joined
+                        FROM segments
+                    ) AS pairs
+                    WHERE position($2::bytea IN pairs.joined) > 0
                     """, [since.millisecondsSinceEpoch, needle, page])
                 found.append((hits ?? 0) > 0)
             }
             return found
         }
+    }
+
+    @Test("the WAL search finds a value written across two segment files, and not one never written")
+    func walSearchAcrossSegments() async throws {
+        let database = try await PostgresTestDatabase.create(serverURL: try #require(HarnessStore.postgresServer))
+        let started = SystemClock().now()
+        // 64 KiB of random bytes (no shorter run of them is found by chance elsewhere), written as a logical
+        // message (a WAL record holding the bytes as they are; transactional, so its commit writes it to the
+        // file rather than leave it in the server's WAL buffers) after a padding message that brings the log
+        // to 32 KiB before a segment's end. Other tests write to the server's log meanwhile and may move it:
+        // where the record ended says whether it straddled, and a miss is tried again.
+        let needle = (0..<65_536).map { _ in UInt8.random(in: 0...255) }
+        let never = (0..<64).map { _ in UInt8.random(in: 0...255) }
+        var straddled = false
+        for _ in 0..<5 where !straddled {
+            let end = try await database.withConnection { [needle] connection throws(PostgresError) in
+                let segment =
+                    try connection.queryInt64("SELECT setting::bigint FROM pg_settings WHERE name = 'wal_segment_size'")
+                    ?? 0
+                let at = try connection.queryInt64("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn") ?? 0
+                let left = segment - at % segment
+                // What is left less 32 KiB, less the page headers on the way (24 bytes per 8 KiB page).
+                let padding = max(0, (left - 32_768) * 8_168 / 8_192 - 256)
+                _ = try connection.queryInt64(
+                    "SELECT pg_logical_emit_message(false, 'lifecycle-test', repeat('x', $1::int)::bytea) - '0/0'::pg_lsn",
+                    [padding])
+                let end =
+                    try connection.queryInt64(
+                        "SELECT pg_logical_emit_message(true, 'lifecycle-test', $1::bytea) - '0/0'::pg_lsn", [needle])
+                    ?? 0
+                return (end % segment, segment)
+            }
+            // The record's 64 KiB end at least 1 KiB into a segment and start before it.
+            straddled = end.0 >= 1_024 && end.0 < 60_000
+        }
+        let found = try await Self.foundInWAL([needle, never], since: started, database)
+        await database.drop()
+        #expect(straddled, "the needle's record was placed across a segment boundary")
+        #expect(found == [true, false])
     }
 
     static func waitForHygiene(of subject: String, in database: PostgresTestDatabase) async throws {
