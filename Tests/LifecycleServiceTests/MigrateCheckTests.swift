@@ -55,6 +55,25 @@ struct MigrateCheckTests {
                 "schema version \(supported + 1), this build's \(supported): written by a newer build"))
     }
 
+    @Test("SQLite: a store in rollback-journal mode is read as it is, not turned into a WAL database")
+    func rollbackJournalLeftAlone() async throws {
+        let harness = try ServiceHarness()
+        let path = harness.directory.file("lifecycle.sqlite")
+        try FileManager.default.copyItem(atPath: StoreUpgradeTests.fixture, toPath: path)
+        let writer = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 1000)
+        #expect(try writer.queryText("PRAGMA journal_mode = DELETE") == "delete")
+        writer.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The header's read and write versions (bytes 18 and 19): 1 for a rollback journal, 2 for WAL.
+        #expect(Array(before[18...19]) == [1, 1])
+
+        let old = try await Self.check(harness)
+        #expect(old.status == 1, "\(old)")
+        #expect(old.output.contains("schema version 8, this build's \(SQLiteStore.schemaVersion): behind"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "--check changed the store")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
     @Test(
         "PostgreSQL: behind on an empty database and at schema version 8, current after migrate",
         .enabled(

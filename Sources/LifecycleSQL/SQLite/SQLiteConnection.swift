@@ -25,8 +25,8 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens `path` and applies the durability pragmas every connection needs.
     ///
-    /// - `journal_mode=WAL`: readers never block the writer and the writer never blocks readers
-    ///   (https://www.sqlite.org/wal.html).
+    /// - `journal_mode=WAL` (writer and maintenance connections; a reader uses the file as it is): readers
+    ///   never block the writer and the writer never blocks readers (https://www.sqlite.org/wal.html).
     /// - `synchronous=FULL`: in WAL mode, a commit is durable across power loss once it returns
     ///   (https://www.sqlite.org/pragma.html#pragma_synchronous); NORMAL would only be consistent.
     /// - `busy_timeout`: how long to wait for a lock held by another process before giving up.
@@ -65,10 +65,14 @@ package final class SQLiteConnection: @unchecked Sendable {
     ) throws(SQLiteError) {
         let timeoutCode = sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
         guard timeoutCode == SQLITE_OK else { throw SQLiteError(code: timeoutCode, connection: connection) }
-        let mode = try queryText("PRAGMA journal_mode = WAL")
-        guard mode?.lowercased() == "wal" else {
-            throw SQLiteError(
-                code: SQLITE_CANTOPEN, message: "cannot use write-ahead logging (journal_mode is \(mode ?? "?"))")
+        // A reader leaves the file's journal mode as it is: the store's writer makes it a WAL database, which
+        // every later connection uses; `migrate --check` and `backup` read files they must not change.
+        if role != .reader {
+            let mode = try queryText("PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw SQLiteError(
+                    code: SQLITE_CANTOPEN, message: "cannot use write-ahead logging (journal_mode is \(mode ?? "?"))")
+            }
         }
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
