@@ -107,51 +107,66 @@ struct ReportSpoolFailureTests {
         #expect(try Self.verifies(reports, key) == 1)
     }
 
-    @Test("a line whose leaves are made from a failed read is not signed into the log; read from its file, it is")
-    func logNotSigned() throws {
+    /// A report of the fixture's spooled rows, written, logged and receipted in a fresh directory.
+    struct WrittenReport {
+        let directory: TemporaryDirectory
+        let key: Ed25519PrivateKey
+        let written: ReportWriter.Written
+        var reports: String { directory.file("reports") }
+        var appDirectory: String { reports + "/" + ReportFixture.app }
+        /// The new line's leaves from its dataset, as the writer hands them to the log: made from the spool.
+        var known: [Int: ReportLogEntries] {
+            let line = written.manifestLine
+            return [
+                line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: written.dataset)
+            ]
+        }
+        var log: ReportLog {
+            get throws { try ReportLog(appDirectory: appDirectory, app: ReportFixture.app, signingKey: key) }
+        }
+    }
+
+    static func writeSpooledReport() throws -> WrittenReport {
         let directory = try TemporaryDirectory()
         let reports = directory.file("reports")
         let key = try ReportKeys.signingKey(path: directory.file("report-ed25519.pem"))
         let written = try ReportWriter(directory: reports, signingKey: key).write(Self.spooledDataset(in: reports))
-        let appDirectory = reports + "/" + ReportFixture.app
+        return WrittenReport(directory: directory, key: key, written: written)
+    }
+
+    @Test("a line whose leaves are made from a failed read is not signed into the log; read from its file, it is")
+    func logNotSigned() throws {
+        let report = try Self.writeSpooledReport()
         // As if the line had been written and the log append not: no log yet, the line in the manifest.
-        try FileManager.default.removeItem(atPath: appDirectory + "/log")
-        let manifest = try Self.manifest(appDirectory)
-        let line = written.manifestLine
-        let known = [
-            line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: written.dataset)
-        ]
-        #expect(try Self.cutSpools(in: reports) == 1)
-        let log = try ReportLog(appDirectory: appDirectory, app: ReportFixture.app, signingKey: key)
+        try FileManager.default.removeItem(atPath: report.appDirectory + "/log")
+        let manifest = try Self.manifest(report.appDirectory)
+        #expect(try Self.cutSpools(in: report.reports) == 1)
+        let log = try report.log
+        let known = report.known
         let error = #expect(throws: TransparencyLogError.self) { try log.catchUp(manifest: manifest, known: known) }
         #expect(error?.code == .ioFailed)
-        #expect(error?.description.contains("report row spool in \(reports): cannot read") == true)
-        #expect(!FileManager.default.fileExists(atPath: appDirectory + "/log/checkpoint"))
+        #expect(error?.description.contains("report row spool in \(report.reports): cannot read") == true)
+        #expect(!FileManager.default.fileExists(atPath: report.appDirectory + "/log/checkpoint"))
 
         // Read from its JSON file instead, the line is appended and the whole verifies.
         let caughtUp = try log.catchUp(manifest: manifest)
         #expect(caughtUp.appendedLines == [1])
-        #expect(try Self.verifies(reports, key) == 1)
+        #expect(try Self.verifies(report.reports, report.key) == 1)
     }
 
     @Test("receipts rewritten from a failed read are not written, and the marker stays where it was")
     func receiptsNotWritten() throws {
-        let directory = try TemporaryDirectory()
-        let reports = directory.file("reports")
-        let key = try ReportKeys.signingKey(path: directory.file("report-ed25519.pem"))
-        let written = try ReportWriter(directory: reports, signingKey: key).write(Self.spooledDataset(in: reports))
+        let report = try Self.writeSpooledReport()
+        let written = report.written
         #expect(written.log.receiptsWritten > 3)
-        let appDirectory = reports + "/" + ReportFixture.app
+        let appDirectory = report.appDirectory
         let receipts = appDirectory + "/" + ReportLogEntries.receiptDirectory
         // As if a crash had come while the receipts were written: without the marker the line's are rewritten.
         try FileManager.default.removeItem(atPath: appDirectory + "/" + ReportLogEntries.receiptedMarkerPath)
         let before = Self.snapshot(receipts)
-        let line = written.manifestLine
-        let known = [
-            line.sequence: ReportLogEntries(line: line, lineText: Array(line.text.utf8), dataset: written.dataset)
-        ]
-        #expect(try Self.cutSpools(in: reports) == 1)
-        let log = try ReportLog(appDirectory: appDirectory, app: ReportFixture.app, signingKey: key)
+        #expect(try Self.cutSpools(in: report.reports) == 1)
+        let log = try report.log
+        let known = report.known
         let error = #expect(throws: ReportRowSpool.Failure.self) {
             _ = try log.catchUp(manifest: try Self.manifest(appDirectory), known: known)
         }
@@ -162,6 +177,6 @@ struct ReportSpoolFailureTests {
         let caughtUp = try log.catchUp(manifest: try Self.manifest(appDirectory))
         #expect(caughtUp.receiptsWritten == written.log.receiptsWritten)
         #expect(FileManager.default.fileExists(atPath: appDirectory + "/" + ReportLogEntries.receiptedMarkerPath))
-        #expect(try Self.verifies(reports, key) == 1)
+        #expect(try Self.verifies(report.reports, report.key) == 1)
     }
 }
