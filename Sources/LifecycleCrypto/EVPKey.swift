@@ -1,16 +1,18 @@
 import COpenSSL
-import Synchronization
 
 /// Owns one OpenSSL `EVP_PKEY` and frees it exactly once.
 ///
-/// Every use goes through ``withKey(_:)``, which holds `lock`, so the C handle is never touched by two
-/// threads at once. Operations on one key are short (one RSA verify is tens of microseconds) and each
-/// signature operation uses its own `EVP_MD_CTX`.
+/// Every use goes through ``withKey(_:)``, so the C handle never escapes. Uses from several threads at once
+/// need no lock of ours: every use here reads the key (signing and verifying, each with its own
+/// `EVP_MD_CTX`; its parameters; its PEM form) and none changes it, and OpenSSL 3 objects are thread-safe
+/// for APIs that do not modify them, the caches they fill inside being kept under the object's own lock
+/// (openssl-threads(7); a TLS server signs every handshake with the one key of its `SSL_CTX` this way). A
+/// lock per key serialised every verification of Apple's notifications under the one key Apple signs
+/// them with, on however many cores. The handle is freed in `deinit`, when no use can remain.
 public final class EVPKey: Sendable {
-    /// `nonisolated(unsafe)` because a C pointer is not `Sendable`: the pointer itself never changes, it is
-    /// only dereferenced inside `lock` (``withKey(_:)``) and freed once in `deinit`.
+    /// `nonisolated(unsafe)` because a C pointer is not `Sendable`: the pointer itself never changes, the
+    /// key behind it is only read (``withKey(_:)``), and it is freed once in `deinit`.
     private nonisolated(unsafe) let pointer: OpaquePointer
-    private let lock = Mutex(())
 
     /// Takes ownership of `pointer` (one reference); it is freed when this object is released.
     init(taking pointer: OpaquePointer) {
@@ -21,18 +23,11 @@ public final class EVPKey: Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    /// Runs `body` with the raw key while holding the key's lock. The pointer must not escape.
+    /// Runs `body` with the raw key, which it may only read. The pointer must not escape.
     func withKey<Result, Failure: Error>(
         _ body: (OpaquePointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let result: Swift.Result<Result, Failure> = lock.withLock { _ in
-            do throws(Failure) {
-                return .success(try body(pointer))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try body(pointer)
     }
 
     /// Size of the key in bits (`EVP_PKEY_get_bits`): the RSA modulus length, 253 for Ed25519.
