@@ -181,15 +181,12 @@ struct ReportCommand: LifecycleCommand {
             throw error
         }
         await context.close()
-        // Both read the rows back from the spool: a row it could not read was a stand-in, so nothing is printed.
+        // Both throw, and nothing is printed, when a row the spool held could not be read back.
         if json {
-            let document = ReportLedgerRenderer.document(dataset)
-            try dataset.subjects.checkRead()
-            io.print(document.serialized(pretty: true))
+            io.print(try ReportLedgerRenderer.document(dataset).serialized(pretty: true))
             return ExitStatus.success
         }
-        let totals = ReportLedgerTotals(rows: dataset.subjects)
-        try dataset.subjects.checkRead()
+        let totals = try ReportLedgerRenderer.totals(of: dataset)
         let running = dataset.coveredUntil < dataset.period.to ? ", still running" : ""
         let median = totals.medianDaysToRespond.map { ReportNumbers.days($0) } ?? "n/a"
         io.print(

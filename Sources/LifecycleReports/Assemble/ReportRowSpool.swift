@@ -26,8 +26,10 @@ public final class ReportRowSpool: Sendable {
     private let entries: [Entry]
     /// Where the file was made, for the one line a read failure gives.
     private let directory: String
-    /// The first record that could not be read back, kept until the spool goes (see ``checkRead()``).
+    /// The first record that could not be read back, kept until the spool goes (see ``checkRead()``), and
+    /// whether there is one: checked before every receipt, on several threads, without taking the lock.
     private let readFailure = Mutex<Failure?>(nil)
+    private let failed = Atomic<Bool>(false)
 
     public var count: Int { entries.count }
 
@@ -57,12 +59,14 @@ public final class ReportRowSpool: Sendable {
             }
         } catch {
             readFailure.withLock { first in if first == nil { first = error } }
+            failed.store(true, ordering: .releasing)
             return Self.standIn(eventTime: entry.eventTime)
         }
     }
 
     /// Throws the first read failure of ``row(at:)``, if any: call it before keeping anything made from rows.
     public func checkRead() throws(Failure) {
+        guard failed.load(ordering: .acquiring) else { return }
         if let failure = readFailure.withLock({ $0 }) { throw failure }
     }
 

@@ -5,8 +5,11 @@ import LifecycleCore
 /// deletion request of the period and the period's totals (§7102). Served by `GET /v1/requests` and printed by
 /// `lifecycle report requests`; the report files carry the same members per `subjects[]` row.
 public enum ReportLedgerRenderer {
-    public static func document(_ dataset: ReportDataset) -> JSONValue {
-        [
+    ///
+    /// Both read the rows back, from a spool for a large period: a row it could not read back was a stand-in
+    /// (``ReportRowSpool/row(at:)``), so they throw rather than answer without it.
+    public static func document(_ dataset: ReportDataset) throws(ReportRowSpool.Failure) -> JSONValue {
+        let document: JSONValue = [
             "app": .string(dataset.app),
             "period": [
                 "from": .string(dataset.period.from.iso8601), "to": .string(dataset.period.to.iso8601),
@@ -17,6 +20,15 @@ public enum ReportLedgerRenderer {
             "totals": totals(ReportLedgerTotals(rows: dataset.subjects)),
             "requests": .array(dataset.subjects.map(entry)),
         ]
+        try dataset.subjects.checkRead()
+        return document
+    }
+
+    /// The period's totals (§7102), as `lifecycle report requests` prints them.
+    public static func totals(of dataset: ReportDataset) throws(ReportRowSpool.Failure) -> ReportLedgerTotals {
+        let totals = ReportLedgerTotals(rows: dataset.subjects)
+        try dataset.subjects.checkRead()
+        return totals
     }
 
     public static func totals(_ value: ReportLedgerTotals) -> JSONValue {

@@ -6,10 +6,15 @@ import LifecycleEngine
 #endif
 
 /// A report file written as it is rendered: text goes through a buffer to a temporary file and into a
-/// running SHA-256, and ``finish()`` renames the file into place, so a reader never sees half a report and a
-/// large month's file is never held whole in memory. A file that fails (a full disk, a file size limit) or is
-/// never finished leaves no temporary file behind.
-final class ReportFileSink {
+/// running SHA-256; ``seal()`` makes it durable and ``publish()`` renames it into place, so a reader never
+/// sees half a report and a large month's file is never held whole in memory. The writer seals all three
+/// files of a report, and checks them, before it publishes any: a report that fails leaves no file under a
+/// report's name. A file that fails (a full disk, a file size limit) or is never published leaves no
+/// temporary file behind.
+///
+/// `@unchecked Sendable`: a sink is used by one thread at a time, the one that renders into it and then the
+/// writer's, which takes it once that thread is done (`DispatchQueue.concurrentPerform` returns after it).
+final class ReportFileSink: @unchecked Sendable {
     /// Bytes gathered before one `write(2)`.
     static let bufferSize = 1 << 20
 
@@ -20,6 +25,8 @@ final class ReportFileSink {
     private var buffer: [UInt8] = []
     /// The first write's `errno` when one failed; later writes are skipped.
     private var failure: Int32?
+    /// Sealed and not yet published: the temporary file is complete and still to be renamed or removed.
+    private var sealed = false
 
     init(path: String) throws {
         self.path = path
@@ -33,10 +40,8 @@ final class ReportFileSink {
     }
 
     deinit {
-        if descriptor >= 0 {
-            close(descriptor)
-            unlink(temporary)
-        }
+        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 || sealed { unlink(temporary) }
     }
 
     func append(_ text: String) {
@@ -55,11 +60,8 @@ final class ReportFileSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is left, makes it durable (`fsync`), closes and renames the file into place; returns its
-    /// SHA-256 (hex). The rename itself is made durable by ``ReportWriter`` (the directory's `fsync`) before the
-    /// manifest line naming the file is appended, so a power loss never leaves a signed line naming bytes that
-    /// never reached the disk.
-    func finish() throws -> String {
+    /// Writes what is left, makes it durable (`fsync`) and closes it; returns its SHA-256 (hex).
+    func seal() throws -> String {
         flush()
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == nil { failure = errno }
@@ -69,11 +71,20 @@ final class ReportFileSink {
             throw ReportWriter.Failure(
                 description: "\(path): cannot write the report file: \(String(cString: strerror(failure)))")
         }
+        sealed = true
+        return hasher.finishHex()
+    }
+
+    /// Renames the sealed file into place. The rename itself is made durable by ``ReportWriter`` (the
+    /// directory's `fsync`) before the manifest line naming the file is appended, so a power loss never leaves
+    /// a signed line naming bytes that never reached the disk.
+    func publish() throws {
+        precondition(sealed, "a report file is sealed before it is published")
+        sealed = false
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw ReportWriter.Failure(description: "\(path): cannot rename into place: \(reason)")
         }
-        return hasher.finishHex()
     }
 }

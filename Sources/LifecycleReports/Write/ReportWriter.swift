@@ -77,30 +77,40 @@ public struct ReportWriter: Sendable {
         ]
         let clock = ContinuousClock()
         let renderStarted = clock.now
-        let rendered = Mutex<[Int: Result<String, any Error>]>([:])
+        let rendered = Mutex<[Int: Result<(sink: ReportFileSink, sha256: String), any Error>]>([:])
         let renderedDataset = dataset
         DispatchQueue.concurrentPerform(iterations: renderers.count) { index in
             let (ext, render) = renderers[index]
-            let outcome = Result { () throws -> String in
+            let outcome = Result { () throws -> (sink: ReportFileSink, sha256: String) in
                 let sink = try ReportFileSink(path: appDirectory + "/" + base + "." + ext)
                 render(renderedDataset, sink)
-                return try sink.finish()
+                return (sink, try sink.seal())
             }
             rendered.withLock { $0[index] = outcome }
         }
+        // All three are sealed and checked before any takes its name: a report that fails leaves only
+        // temporary files (each sink removes its own; one a crash left goes with the next write).
         var files: [(path: String, sha256: String)] = []
+        var published: [String] = []
         do {
+            var sinks: [ReportFileSink] = []
             for (index, renderer) in renderers.enumerated() {
-                guard let outcome = rendered.withLock({ $0[index] }) else {
+                guard let outcome = rendered.withLock({ $0.removeValue(forKey: index) }) else {
                     throw Failure(description: "\(appDirectory)/\(base).\(renderer.ext): not rendered")
                 }
-                files.append((base + "." + renderer.ext, try outcome.get()))
+                let (sink, sha256) = try outcome.get()
+                sinks.append(sink)
+                files.append((base + "." + renderer.ext, sha256))
             }
             // A row the spool could not read back was rendered as a stand-in: none of the files is kept.
             try renderedDataset.subjects.checkRead()
+            for sink in sinks {
+                try sink.publish()
+                published.append(sink.path)
+            }
         } catch {
-            // No line will name them: the files that were written go, or verify would find them unlisted.
-            for renderer in renderers { unlink(appDirectory + "/" + base + "." + renderer.ext) }
+            // No line will name them: the files already in place go, or verify would find them unlisted.
+            for path in published { unlink(path) }
             throw error
         }
         // The renames, and a year directory made for them, are durable before the line naming the files is.

@@ -86,6 +86,18 @@ struct ReportSpoolFailureTests {
         #expect(first.pseudonym.hasPrefix("ps_"))
     }
 
+    @Test("the request ledger throws, as JSON and as totals, rather than answer without a row")
+    func ledger() throws {
+        let directory = try TemporaryDirectory()
+        let dataset = try Self.spooledDataset(in: directory.path)
+        let document = try ReportLedgerRenderer.document(dataset)
+        #expect(document["requests"]?.arrayValue?.count == dataset.subjects.count)
+        #expect(try ReportLedgerRenderer.totals(of: dataset).received == dataset.subjects.count)
+        #expect(try Self.cutSpools(in: directory.path) == 1)
+        #expect(throws: ReportRowSpool.Failure.self) { try ReportLedgerRenderer.document(dataset) }
+        #expect(throws: ReportRowSpool.Failure.self) { try ReportLedgerRenderer.totals(of: dataset) }
+    }
+
     @Test("the report's three files are not kept and no manifest line is written; the next report is")
     func writerKeepsNothing() throws {
         let directory = try TemporaryDirectory()
