@@ -24,13 +24,16 @@ struct InterruptedClientTests {
         action.__sigaction_handler.sa_handler = { _ in interruptions.add(1, ordering: .relaxed) }
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
-        #expect(sigaction(SIGUSR2, &action, nil) == 0)
+        var previous = sigaction()
+        #expect(sigaction(SIGUSR2, &action, &previous) == 0)
+        defer { sigaction(SIGUSR2, &previous, nil) }
         let target = Mutex<pthread_t?>(nil)
         let done = Atomic<Bool>(false)
         let before = interruptions.load(ordering: .relaxed)
         let sender = Thread {
             while !done.load(ordering: .relaxed) {
-                if let thread = target.withLock({ $0 }) { _ = pthread_kill(thread, SIGUSR2) }
+                // Under the lock the body's thread clears before it ends: never a thread that has gone.
+                target.withLock { thread in if let thread { _ = pthread_kill(thread, SIGUSR2) } }
                 usleep(10_000)
             }
         }
@@ -62,6 +65,29 @@ struct InterruptedClientTests {
             }
             #expect(status == 200)
             #expect(signals >= 10, "the signals arrived while the client waited: \(signals)")
+        }
+    }
+
+    @Test(
+        "signals arriving more often than the timeout do not keep an exchange with a silent server open",
+        arguments: [true, false])
+    func deadline(tls: Bool) async throws {
+        let fixture = try TLSFixture()
+        let context = try fixture.context()
+        try await withServer(testConfiguration { if tls { $0.transport = .tls(context) } }) { _, port in
+            let (outcome, signals) = try await Self.underSignals {
+                let connection = try HTTPClientConnection(
+                    host: "localhost", port: port, timeout: .milliseconds(500), tls: tls ? fixture.client() : nil)
+                _ = try connection.send(HTTPClientRequest(target: "/first"))
+                let started = ContinuousClock.now
+                let result = Result { () throws(HTTPClientError) in
+                    try connection.send(HTTPClientRequest(target: "/sleep/3000")).status
+                }
+                return (result, ContinuousClock.now - started)
+            }
+            #expect(signals >= 10)
+            #expect(throws: HTTPClientError.timedOut) { try outcome.0.get() }
+            #expect(outcome.1 < .seconds(2), "timed out after \(outcome.1), the answer came at 3 s")
         }
     }
 

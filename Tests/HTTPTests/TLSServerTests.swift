@@ -88,7 +88,8 @@ struct TLSServerTests {
             let text = try await onThread {
                 let raw = try RawConnection(port: port)
                 let session = try TLSClientSession(
-                    fileDescriptor: raw.descriptor, host: "localhost", configuration: fixture.client())
+                    fileDescriptor: raw.descriptor, host: "localhost", configuration: fixture.client(),
+                    deadline: .now + .seconds(5))
                 var requests = ""
                 for index in 0..<10 { requests += "GET /\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
                 requests += "GET /last HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"

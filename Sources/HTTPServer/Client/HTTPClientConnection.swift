@@ -58,6 +58,7 @@ public final class HTTPClientConnection {
     public func send(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientResponse {
         if descriptor < 0 { try connect() }
         deadline = clock.monotonicNanoseconds() &+ timeout.nanosecondsForDeadline
+        tls?.retryDeadline = .now + timeout
         do {
             try writeAll(try Self.serialize(request, host: host, port: port))
             let response = try readResponse(isHead: request.method == "HEAD")
@@ -103,7 +104,9 @@ public final class HTTPClientConnection {
         guard let tlsConfiguration else { return }
         let handshakeStarted = ContinuousClock.now
         do {
-            tls = try TLSClientSession(fileDescriptor: connected, host: host, configuration: tlsConfiguration)
+            tls = try TLSClientSession(
+                fileDescriptor: connected, host: host, configuration: tlsConfiguration,
+                deadline: handshakeStarted + timeout)
         } catch {
             _ = Glibc.close(connected)
             descriptor = -1
@@ -197,9 +200,9 @@ public final class HTTPClientConnection {
             }
             if sent > 0 {
                 offset += sent
-            } else if errno == EINTR {
-                continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            } else if errno == EINTR, clock.monotonicNanoseconds() < deadline {
+                continue  // a signal cut the call short; made again until the exchange's deadline
+            } else if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK {
                 throw .timedOut
             } else {
                 throw .sendFailed(errno: errno)
@@ -233,8 +236,9 @@ public final class HTTPClientConnection {
                 return true
             }
             if count == 0 { return false }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+            // A signal cut the call short: made again until the exchange's deadline.
+            if errno == EINTR, clock.monotonicNanoseconds() < deadline { continue }
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
             throw .receiveFailed(errno: errno)
         }
     }

@@ -30,12 +30,17 @@ public final class TLSClientSession {
     public let chainVerification: ChainVerification
     /// Whether the leaf certificate names the host (`X509_check_host` / `X509_check_ip_asc`).
     public let hostNameMatches: Bool
+    /// Until when a call a signal cut short is made again (``interrupted(_:_:)``); after it, the call times
+    /// out. The owner sets it for each exchange, so signals arriving more often than the socket's timeout
+    /// cannot hold a silent peer's exchange open for good.
+    public var retryDeadline: ContinuousClock.Instant
 
-    /// Runs the handshake on `fileDescriptor` (connected, blocking, with SO_RCVTIMEO/SO_SNDTIMEO set).
-    /// The session does not own the descriptor.
-    public init(fileDescriptor: Int32, host: String, configuration: TLSClientConfiguration)
-        throws(HTTPClientError)
-    {
+    /// Runs the handshake on `fileDescriptor` (connected, blocking, with SO_RCVTIMEO/SO_SNDTIMEO set), making
+    /// a call a signal cut short again until `deadline`. The session does not own the descriptor.
+    public init(
+        fileDescriptor: Int32, host: String, configuration: TLSClientConfiguration, deadline: ContinuousClock.Instant
+    ) throws(HTTPClientError) {
+        retryDeadline = deadline
         BrokenPipe.ignore()
         OpenSSLErrors.clear()
         guard let contextPointer = SSL_CTX_new(TLS_client_method()) else {
@@ -68,7 +73,7 @@ public final class TLSClientSession {
             result = SSL_connect(ssl)
             savedErrno = errno
             code = result == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl, result)
-        } while Self.interrupted(code, savedErrno)
+        } while Self.interrupted(code, savedErrno, until: deadline)
         if result != 1 {
             var detail = OpenSSLErrors.drain()
             let verify = SSL_get_verify_result(ssl)
@@ -127,7 +132,7 @@ public final class TLSClientSession {
             }
             let code = SSL_get_error(ssl, count)
             OpenSSLErrors.clear()
-            if Self.interrupted(code, savedErrno) { continue }
+            if interrupted(code, savedErrno) { continue }
             if code == SSL_ERROR_SYSCALL, savedErrno == EAGAIN || savedErrno == EWOULDBLOCK { throw .timedOut }
             if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { throw .timedOut }
             throw .sendFailed(errno: savedErrno == 0 ? EPIPE : savedErrno)
@@ -146,7 +151,7 @@ public final class TLSClientSession {
             if count > 0 { return Int(count) }
             code = SSL_get_error(ssl, count)
             OpenSSLErrors.clear()
-        } while Self.interrupted(code, savedErrno)
+        } while interrupted(code, savedErrno)
         switch code {
         case SSL_ERROR_ZERO_RETURN:
             return 0
@@ -161,11 +166,18 @@ public final class TLSClientSession {
         }
     }
 
-    /// A call a signal handler cut short: the socket layer counts `EINTR` as a retryable error, so OpenSSL
-    /// reports it as `SSL_ERROR_WANT_READ`/`WANT_WRITE`, the same as the `SO_RCVTIMEO`/`SO_SNDTIMEO` timeout
-    /// (`EAGAIN`) on this blocking socket. Only the timeout is one; an interrupted call is made again.
-    private static func interrupted(_ code: Int32, _ savedErrno: Int32) -> Bool {
+    /// A call a signal handler cut short, to be made again: the socket layer counts `EINTR` as a retryable
+    /// error, so OpenSSL reports it as `SSL_ERROR_WANT_READ`/`WANT_WRITE`, the same as the
+    /// `SO_RCVTIMEO`/`SO_SNDTIMEO` timeout (`EAGAIN`) on this blocking socket. Only the timeout is one, and an
+    /// interrupted call past ``retryDeadline`` is one too.
+    private func interrupted(_ code: Int32, _ savedErrno: Int32) -> Bool {
+        Self.interrupted(code, savedErrno, until: retryDeadline)
+    }
+
+    private static func interrupted(_ code: Int32, _ savedErrno: Int32, until deadline: ContinuousClock.Instant) -> Bool
+    {
         (code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE) && savedErrno == EINTR
+            && ContinuousClock.now < deadline
     }
 
     /// Sends close_notify (best effort).
