@@ -151,8 +151,8 @@ struct PostgresForensicErasureTests {
     /// searching each file as it is missed the sealed e-mail whenever its record straddled a page (a chance of
     /// its length in 8,192 per run) or two segment files (16 MiB each). The headers are cut out, and each
     /// segment is searched with the start of the next one in log order (their names) after it, as long as the
-    /// needle less a byte: one segment and a needle in the server's memory at a time, however much WAL the
-    /// other tests wrote meanwhile. A needle longer than a segment could span three; none here is.
+    /// needle less a byte: two segments and their join in the server's memory at a time (about 48 MiB), however
+    /// much WAL the other tests wrote meanwhile. A needle longer than a segment could span three; none here is.
     static func foundInWAL(_ needles: [[UInt8]], since: Instant, _ database: PostgresTestDatabase) async throws
         -> [Bool]
     {
@@ -197,12 +197,13 @@ struct PostgresForensicErasureTests {
     func walSearchAcrossSegments() async throws {
         let database = try await PostgresTestDatabase.create(serverURL: try #require(HarnessStore.postgresServer))
         let started = SystemClock().now()
-        // 64 KiB of random bytes (no shorter run of them is found by chance elsewhere), written as a logical
+        // 1 MiB of random bytes (no shorter run of them is found by chance elsewhere), written as a logical
         // message (a WAL record holding the bytes as they are; transactional, so its commit writes it to the
         // file rather than leave it in the server's WAL buffers) after a padding message that brings the log
-        // to 32 KiB before a segment's end. Other tests write to the server's log meanwhile and may move it:
-        // where the record ended says whether it straddled, and a miss is tried again.
-        let needle = (0..<65_536).map { _ in UInt8.random(in: 0...255) }
+        // to 512 KiB before a segment's end, so its middle is aimed at the boundary. Other tests write to the
+        // server's log meanwhile and may move it by up to 512 KiB either way: where the record ended says
+        // whether it straddled, and a miss is tried again.
+        let needle = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) }
         let never = (0..<64).map { _ in UInt8.random(in: 0...255) }
         var straddled = false
         for _ in 0..<5 where !straddled {
@@ -211,9 +212,11 @@ struct PostgresForensicErasureTests {
                     try connection.queryInt64("SELECT setting::bigint FROM pg_settings WHERE name = 'wal_segment_size'")
                     ?? 0
                 let at = try connection.queryInt64("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn") ?? 0
-                let left = segment - at % segment
-                // What is left less 32 KiB, less the page headers on the way (24 bytes per 8 KiB page).
-                let padding = max(0, (left - 32_768) * 8_168 / 8_192 - 256)
+                // To 512 KiB before the next boundary far enough ahead, less the page headers on the way (24
+                // bytes per 8 KiB page).
+                var ahead = segment - at % segment - 524_288
+                if ahead < 65_536 { ahead += segment }
+                let padding = max(0, ahead * 8_168 / 8_192 - 256)
                 _ = try connection.queryInt64(
                     "SELECT pg_logical_emit_message(false, 'lifecycle-test', repeat('x', $1::int)::bytea) - '0/0'::pg_lsn",
                     [padding])
@@ -221,10 +224,10 @@ struct PostgresForensicErasureTests {
                     try connection.queryInt64(
                         "SELECT pg_logical_emit_message(true, 'lifecycle-test', $1::bytea) - '0/0'::pg_lsn", [needle])
                     ?? 0
-                return (end % segment, segment)
+                return end % segment
             }
-            // The record's 64 KiB end at least 1 KiB into a segment and start before it.
-            straddled = end.0 >= 1_024 && end.0 < 60_000
+            // The record (1 MiB and its page headers) ends at least 1 KiB into a segment and starts before it.
+            straddled = end >= 1_024 && end < 1_040_000
         }
         let found = try await Self.foundInWAL([needle, never], since: started, database)
         await database.drop()
