@@ -74,6 +74,31 @@ struct MigrateCheckTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test("SQLite: a write-ahead log a crash left is read, not checkpointed into the store")
+    func leftoverLogLeftAlone() async throws {
+        let harness = try ServiceHarness()
+        let path = harness.directory.file("lifecycle.sqlite")
+        // The store and its log as a crash leaves them: copied while a writer holds committed frames in the log.
+        let elsewhere = try TemporaryDirectory()
+        let original = elsewhere.file("lifecycle.sqlite")
+        try FileManager.default.copyItem(atPath: StoreUpgradeTests.fixture, toPath: original)
+        let writer = try SQLiteConnection(path: original, role: .writer, busyTimeoutMilliseconds: 1000)
+        try writer.execute("CREATE TABLE scratch (value TEXT)")
+        try writer.execute("INSERT INTO scratch (value) VALUES ('committed, in the log only')")
+        try FileManager.default.copyItem(atPath: original, toPath: path)
+        try FileManager.default.copyItem(atPath: original + "-wal", toPath: path + "-wal")
+        writer.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        #expect(log.count > 32, "the log holds frames")
+
+        let check = try await Self.check(harness)
+        #expect(check.status == 1, "\(check)")
+        #expect(check.output.contains("schema version 8, this build's \(SQLiteStore.schemaVersion): behind"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "--check checkpointed the log")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == log)
+    }
+
     @Test(
         "PostgreSQL: behind on an empty database and at schema version 8, current after migrate",
         .enabled(

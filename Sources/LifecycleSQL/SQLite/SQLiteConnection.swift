@@ -25,8 +25,9 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens `path` and applies the durability pragmas every connection needs.
     ///
-    /// - `journal_mode=WAL` (writer and maintenance connections; a reader uses the file as it is): readers
-    ///   never block the writer and the writer never blocks readers (https://www.sqlite.org/wal.html).
+    /// - `journal_mode=WAL` (writer and maintenance connections; a reader uses the file as it is and never
+    ///   checkpoints on close): readers never block the writer and the writer never blocks readers
+    ///   (https://www.sqlite.org/wal.html).
     /// - `synchronous=FULL`: in WAL mode, a commit is durable across power loss once it returns
     ///   (https://www.sqlite.org/pragma.html#pragma_synchronous); NORMAL would only be consistent.
     /// - `busy_timeout`: how long to wait for a lock held by another process before giving up.
@@ -65,9 +66,14 @@ package final class SQLiteConnection: @unchecked Sendable {
     ) throws(SQLiteError) {
         let timeoutCode = sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
         guard timeoutCode == SQLITE_OK else { throw SQLiteError(code: timeoutCode, connection: connection) }
-        // A reader leaves the file's journal mode as it is: the store's writer makes it a WAL database, which
-        // every later connection uses; `migrate --check` and `backup` read files they must not change.
-        if role != .reader {
+        // A reader leaves the file as it is: its journal mode (the store's writer makes it a WAL database, which
+        // every later connection uses), and, closing as the last connection, a log a crash left, which SQLite
+        // would otherwise checkpoint into the file; `migrate --check` and `backup` read files they must not
+        // change. The store closes its readers before its writer, which checkpoints as it closes.
+        if role == .reader {
+            let code = lifecycle_sqlite3_no_checkpoint_on_close(connection, 1)
+            guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection) }
+        } else {
             let mode = try queryText("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
                 throw SQLiteError(
