@@ -3,12 +3,14 @@ import COpenSSL
 /// Owns one OpenSSL `EVP_PKEY` and frees it exactly once.
 ///
 /// Every use goes through ``withKey(_:)``, so the C handle never escapes. Uses from several threads at once
-/// need no lock of ours: every use here reads the key (signing and verifying, each with its own
-/// `EVP_MD_CTX`; its parameters; its PEM form) and none changes it, and OpenSSL 3 objects are thread-safe
-/// for APIs that do not modify them, the caches they fill inside being kept under the object's own lock
-/// (openssl-threads(7); a TLS server signs every handshake with the one key of its `SSL_CTX` this way). A
-/// lock per key serialised every verification of Apple's notifications under the one key Apple signs
-/// them with, on however many cores. The handle is freed in `deinit`, when no use can remain.
+/// take no lock of ours. Every use here only reads the key: signing and verifying, each with an `EVP_MD_CTX`
+/// (and the `EVP_PKEY_CTX` it holds) of its own; reading its parameters; writing its PEM form. Nothing sets
+/// a member of a key once it is made, and the keys are the providers' own (decoded, generated or made from
+/// parameters), so no use fills a legacy structure. OpenSSL keeps the caches a read fills under locks of its
+/// own (the RSA blinding and Montgomery values), and libssl itself signs concurrent handshakes with the one
+/// key of an `SSL_CTX`. A lock per key serialised every verification of Apple's notifications under the
+/// one key Apple signs them with, on however many cores. The handle is freed in `deinit`, when no use can
+/// remain.
 public final class EVPKey: Sendable {
     /// `nonisolated(unsafe)` because a C pointer is not `Sendable`: the pointer itself never changes, the
     /// key behind it is only read (``withKey(_:)``), and it is freed once in `deinit`.
