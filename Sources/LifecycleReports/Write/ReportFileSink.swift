@@ -27,6 +27,8 @@ final class ReportFileSink: @unchecked Sendable {
     private var failure: Int32?
     /// Sealed and not yet published: the temporary file is complete and still to be renamed or removed.
     private var sealed = false
+    /// Set once the manifest line naming the file may be on disk: the temporary file is no longer removed.
+    private var kept = false
 
     init(path: String) throws {
         self.path = path
@@ -41,7 +43,7 @@ final class ReportFileSink: @unchecked Sendable {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
-        if descriptor >= 0 || sealed { unlink(temporary) }
+        if (descriptor >= 0 || sealed) && !kept { unlink(temporary) }
     }
 
     func append(_ text: String) {
@@ -75,6 +77,10 @@ final class ReportFileSink: @unchecked Sendable {
         return hasher.finishHex()
     }
 
+    /// From now on the temporary file stays whatever happens: the manifest line naming it is being written, and
+    /// the next write gives it its name if this one cannot (``ReportWriter``).
+    func keepTemporaryFile() { kept = true }
+
     /// Renames the sealed file into place. The rename itself is made durable by ``ReportWriter`` (the
     /// directory's `fsync`) before the manifest line naming the file is appended, so a power loss never leaves
     /// a signed line naming bytes that never reached the disk.
@@ -83,7 +89,7 @@ final class ReportFileSink: @unchecked Sendable {
         sealed = false
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            if !kept { unlink(temporary) }
             throw ReportWriter.Failure(description: "\(path): cannot rename into place: \(reason)")
         }
     }

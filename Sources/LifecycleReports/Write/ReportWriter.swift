@@ -53,11 +53,15 @@ public struct ReportWriter: Sendable {
             throw Failure(description: "\(manifestPath): cannot lock the manifest")
         }
 
-        // Under the lock no other writer has a file open: a temporary file now is a crash's (a month's JSON can be
-        // gigabytes), and a later report of another day would never reuse its name.
-        removeTemporaryFiles(appDirectory: appDirectory)
         let existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
         let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        // Under the lock no other writer has a file open: a temporary file now is a crash's. The last line's
+        // files that a crash kept from their names take them; any other temporary file goes (a month's JSON
+        // can be gigabytes), and a later report of another day would never reuse its name.
+        if let last = lines.last.flatMap({ ReportManifestLine(parsing: $0) }) {
+            try placeFiles(of: last, appDirectory: appDirectory)
+        }
+        removeTemporaryFiles(appDirectory: appDirectory)
         let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
         let signingKeyID = try ReportKeys.signingKeyID(signingKey.publicKey)
 
@@ -88,38 +92,31 @@ public struct ReportWriter: Sendable {
             }
             rendered.withLock { $0[index] = outcome }
         }
-        // All three are sealed and checked before any takes its name: a report that fails leaves only
-        // temporary files (each sink removes its own; one a crash left goes with the next write).
+        // All three are sealed and checked before the line naming them is written, and take their names only
+        // after it: a report that fails leaves only temporary files (each sink removes its own; one a crash
+        // left goes with the next write), and one whose line was written takes its names, now or, after a
+        // crash, at the next write (``placeFiles(of:appDirectory:)``).
         var files: [(path: String, sha256: String)] = []
-        var published: [String] = []
-        do {
-            var sinks: [ReportFileSink] = []
-            for (index, renderer) in renderers.enumerated() {
-                guard let outcome = rendered.withLock({ $0.removeValue(forKey: index) }) else {
-                    throw Failure(description: "\(appDirectory)/\(base).\(renderer.ext): not rendered")
-                }
-                let (sink, sha256) = try outcome.get()
-                sinks.append(sink)
-                files.append((base + "." + renderer.ext, sha256))
+        var sinks: [ReportFileSink] = []
+        for (index, renderer) in renderers.enumerated() {
+            guard let outcome = rendered.withLock({ $0.removeValue(forKey: index) }) else {
+                throw Failure(description: "\(appDirectory)/\(base).\(renderer.ext): not rendered")
             }
-            // A row the spool could not read back was rendered as a stand-in: none of the files is kept.
-            try renderedDataset.subjects.checkRead()
-            for sink in sinks {
-                try sink.publish()
-                published.append(sink.path)
-            }
-        } catch {
-            // No line will name them: the files already in place go, or verify would find them unlisted.
-            for path in published { unlink(path) }
-            throw error
+            let (sink, sha256) = try outcome.get()
+            sinks.append(sink)
+            files.append((base + "." + renderer.ext, sha256))
         }
-        // The renames, and a year directory made for them, are durable before the line naming the files is.
+        // A row the spool could not read back was rendered as a stand-in: none of the files is kept.
+        try renderedDataset.subjects.checkRead()
+        // The temporary files' entries, and a year directory made for them, are durable before the line naming
+        // the files is, and the renames before the log's leaves are.
         var directories = Set(
             files.map { file in
                 appDirectory + "/" + file.path.split(separator: "/").dropLast().joined(separator: "/")
             })
         directories.insert(appDirectory)
-        for directory in directories.sorted(by: { $0.count > $1.count }) { try DurableFile.syncDirectory(directory) }
+        let syncOrder = directories.sorted(by: { $0.count > $1.count })
+        for directory in syncOrder { try DurableFile.syncDirectory(directory) }
 
         let fileSeconds = (clock.now - renderStarted).inSeconds
         var line = ReportManifestLine(
@@ -130,10 +127,16 @@ public struct ReportWriter: Sendable {
         var bytes = Array((line.text + "\n").utf8)
         // A manifest whose last line lacks its newline (a crash mid-append) gets one first.
         if let last = existing.last, last != UInt8(ascii: "\n") { bytes.insert(UInt8(ascii: "\n"), at: 0) }
+        // From here the line may be on disk: its files stay, under their names or, if this fails, as temporary
+        // files the next write places or removes.
+        for sink in sinks { sink.keepTemporaryFile() }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw Failure(description: "\(manifestPath): cannot append the manifest line")
         }
+        for sink in sinks { try sink.publish() }
+        for directory in syncOrder { try DurableFile.syncDirectory(directory) }
+
         // Still under the manifest's lock, so the log sees the lines in order and one writer at a time.
         var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
         for (number, raw) in lines.enumerated() {
@@ -150,6 +153,23 @@ public struct ReportWriter: Sendable {
         return Written(
             files: files.map { appDirectory + "/" + $0.path }, manifestLine: line, dataset: dataset, log: log,
             fileSeconds: fileSeconds)
+    }
+
+    /// Gives `line`'s files their names where a crash left them as temporary files after the line was written:
+    /// a file missing under its name whose `<name>.tmp` has the SHA-256 the line lists is renamed into place.
+    /// Any other is left to ``removeTemporaryFiles(appDirectory:)``, and `report verify` names the file missing.
+    private func placeFiles(of line: ReportManifestLine, appDirectory: String) throws {
+        var placed = Set<String>()
+        for file in line.files {
+            let path = appDirectory + "/" + file.path
+            guard access(path, F_OK) != 0, ReportFileReader.sha256Hex(path + ".tmp") == file.sha256 else { continue }
+            guard rename(path + ".tmp", path) == 0 else {
+                throw Failure(
+                    description: "\(path): cannot rename into place: " + String(cString: strerror(errno)))
+            }
+            placed.insert(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
+        }
+        for directory in placed { try DurableFile.syncDirectory(directory) }
     }
 
     /// Removes `<yyyy>/*-deletion-compliance*.{html,json,csv}.tmp`, the regular files a render cut short by a

@@ -296,6 +296,49 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
     }
 
+    /// A crash after a report's manifest line was written and before its files took their names (they are
+    /// renamed only once the line is durable, so a report that fails earlier leaves no file under a report's
+    /// name) leaves the line naming files that exist only as `<name>.tmp`, and the line outside the log.
+    /// Verify names a file missing until the next generate, which gives them their names (their SHA-256 is
+    /// the line's), logs the line, then writes its own report.
+    @Test("files a crash kept from their names after their manifest line was written are placed by the next generate")
+    func crashBeforeRenames() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        // The state after the first report, to put the log and receipts back to: the crash came before them.
+        let saved = run.directory + "/saved"
+        try FileManager.default.createDirectory(atPath: saved, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: run.log, toPath: saved + "/log")
+        try FileManager.default.copyItem(atPath: run.receipts, toPath: saved + "/receipts")
+        try await run.generate()
+        let manifest = String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self)
+        let lastLine = try #require(manifest.split(separator: "\n").last)
+        let second = try #require(ReportManifestLine(parsing: Array(lastLine.utf8)))
+        #expect(second.sequence == 2)
+        for file in second.files {
+            let path = run.app + "/" + file.path
+            #expect(rename(path, path + ".tmp") == 0)
+        }
+        for directory in [run.log, run.receipts] { try FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: saved + "/log", toPath: run.log)
+        try FileManager.default.copyItem(atPath: saved + "/receipts", toPath: run.receipts)
+        try FileManager.default.removeItem(atPath: saved)
+
+        let refused = try await run.verify()
+        #expect(refused.status == 1, "\(refused)")
+        #expect(Self.broken(refused).contains(second.files[0].path), "\(refused)")
+
+        try await run.generate()
+        for file in second.files {
+            let path = run.app + "/" + file.path
+            #expect(
+                FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".tmp"))
+        }
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.output.contains("verified 3 reports in 1 manifests"), "\(verified.output)")
+    }
+
     /// Receipts are written in place, not through a temporary file and a rename: a crash can leave one short or
     /// empty. Verify names it, and the next generate (the marker names a smaller size) writes it whole.
     @Test(
