@@ -152,6 +152,14 @@ public enum ReportVerifier {
                 }
                 listed.insert(file.path)
                 guard let digest = ReportFileReader.sha256Hex(path) else {
+                    // The writer names a report's files only once its line is durable: a crash in between leaves
+                    // them as temporary files, which the next generate places.
+                    if access(path, F_OK) != 0, ReportFileReader.sha256Hex(path + ".tmp") == file.sha256 {
+                        return Broken(
+                            item: path,
+                            problem: "not yet in place (listed on manifest line \(number); a crash came before its "
+                                + "rename); the next report generate places it")
+                    }
                     return Broken(item: path, problem: "missing (listed on manifest line \(number))")
                 }
                 guard digest == file.sha256 else {

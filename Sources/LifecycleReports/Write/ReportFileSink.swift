@@ -8,9 +8,10 @@ import LifecycleEngine
 /// A report file written as it is rendered: text goes through a buffer to a temporary file and into a
 /// running SHA-256; ``seal()`` makes it durable and ``publish()`` renames it into place, so a reader never
 /// sees half a report and a large month's file is never held whole in memory. The writer seals all three
-/// files of a report, and checks them, before it publishes any: a report that fails leaves no file under a
-/// report's name. A file that fails (a full disk, a file size limit) or is never published leaves no
-/// temporary file behind.
+/// files of a report and checks them, writes the line naming them, and only then publishes them: a report
+/// that fails before its line leaves no file under a report's name. A file that fails (a full disk, a file
+/// size limit) or is never published leaves no temporary file behind, unless it was kept
+/// (``keepTemporaryFile()``) for the next write to place.
 ///
 /// `@unchecked Sendable`: a sink is used by one thread at a time, the one that renders into it and then the
 /// writer's, which takes it once that thread is done (`DispatchQueue.concurrentPerform` returns after it).
@@ -81,9 +82,12 @@ final class ReportFileSink: @unchecked Sendable {
     /// the next write gives it its name if this one cannot (``ReportWriter``).
     func keepTemporaryFile() { kept = true }
 
-    /// Renames the sealed file into place. The rename itself is made durable by ``ReportWriter`` (the
-    /// directory's `fsync`) before the manifest line naming the file is appended, so a power loss never leaves
-    /// a signed line naming bytes that never reached the disk.
+    /// The line naming the file was not written after all (the append was undone): the temporary file goes.
+    func discardTemporaryFile() { kept = false }
+
+    /// Renames the sealed file into place, after the manifest line naming it is durable; ``ReportWriter`` makes
+    /// the rename durable (the directory's `fsync`). The bytes and the temporary name were durable before the
+    /// line, so a power loss never leaves a signed line naming bytes that never reached the disk.
     func publish() throws {
         precondition(sealed, "a report file is sealed before it is published")
         sealed = false

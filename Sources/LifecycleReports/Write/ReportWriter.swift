@@ -8,12 +8,13 @@ import Synchronization
     import Glibc
 #endif
 
-/// The write stage: places a rendered report under `reports/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv}`
-/// (DESIGN.md §9), then appends its signed, hash-chained line to `reports/<app>/manifest.jsonl`, then its
-/// leaves to the app's transparency log and its deletions' receipts (``ReportLog``).
+/// The write stage: writes a rendered report's files as temporary files, appends its signed, hash-chained line
+/// to `reports/<app>/manifest.jsonl`, places the files under
+/// `reports/<app>/<yyyy>/<date>-deletion-compliance.{html,json,csv}` (DESIGN.md §9), then appends its leaves to
+/// the app's transparency log and writes its deletions' receipts (``ReportLog``).
 ///
-/// Files are never overwritten: a second report of the same day gets `-2`, `-3`… so every manifest line keeps
-/// pointing at the bytes it hashed. An exclusive `flock(2)` on the manifest serialises writers (the `serve`
+/// Files are never overwritten and no name a line lists is taken again: a second report of the same day gets
+/// `-2`, `-3`… so every manifest line keeps pointing at the bytes it hashed. An exclusive `flock(2)` on the manifest serialises writers (the `serve`
 /// schedule and a manual `report generate`), so two reports never chain to the same predecessor.
 public struct ReportWriter: Sendable {
     public var directory: String
@@ -53,14 +54,30 @@ public struct ReportWriter: Sendable {
             throw Failure(description: "\(manifestPath): cannot lock the manifest")
         }
 
-        let existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
+        var existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
+        // A last line without its newline that does not parse is an append a crash tore (one `write`, the
+        // newline its last byte): its report never took its names, which follow the line's `fsync`. It goes.
+        if let end = existing.lastIndex(of: UInt8(ascii: "\n")).map({ $0 + 1 }) ?? Optional(0), end < existing.count,
+            ReportManifestLine(parsing: existing[end...]) == nil
+        {
+            guard ftruncate(descriptor, off_t(end)) == 0, fsync(descriptor) == 0 else {
+                throw Failure(description: "\(manifestPath): cannot remove a torn last line: " + Self.reason())
+            }
+            existing = existing.prefix(end)
+        }
         let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        // Every line is read before anything changes: a line that is not one stops the write here.
+        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
+        for (number, raw) in lines.enumerated() {
+            guard let parsed = ReportManifestLine(parsing: raw) else {
+                throw Failure(description: "\(manifestPath) line \(number + 1): not a manifest line; run report verify")
+            }
+            manifest.append((parsed, Array(raw)))
+        }
         // Under the lock no other writer has a file open: a temporary file now is a crash's. The last line's
         // files that a crash kept from their names take them; any other temporary file goes (a month's JSON
         // can be gigabytes), and a later report of another day would never reuse its name.
-        if let last = lines.last.flatMap({ ReportManifestLine(parsing: $0) }) {
-            try placeFiles(of: last, appDirectory: appDirectory)
-        }
+        if let last = manifest.last?.line { try placeFiles(of: last, appDirectory: appDirectory) }
         removeTemporaryFiles(appDirectory: appDirectory)
         let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
         let signingKeyID = try ReportKeys.signingKeyID(signingKey.publicKey)
@@ -69,7 +86,9 @@ public struct ReportWriter: Sendable {
         dataset.integrity = ReportIntegrity(
             sequence: lines.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
             manifest: ReportManifestLine.fileName)
-        let base = try freeBaseName(appDirectory: appDirectory, generatedAt: dataset.generatedAt)
+        let base = try freeBaseName(
+            appDirectory: appDirectory, generatedAt: dataset.generatedAt,
+            listed: Set(manifest.flatMap { $0.line.files.map(\.path) }))
         // The three files are rendered at once, each on a thread of its own, and each is streamed: written and
         // hashed as it is rendered, so none is ever whole in memory (a large month's JSON and CSV files are
         // hundreds of megabytes each). They read the same rows (the spool is read with `pread`); on two cores the
@@ -118,7 +137,6 @@ public struct ReportWriter: Sendable {
         let syncOrder = directories.sorted(by: { $0.count > $1.count })
         for directory in syncOrder { try DurableFile.syncDirectory(directory) }
 
-        let fileSeconds = (clock.now - renderStarted).inSeconds
         var line = ReportManifestLine(
             sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
             generatedAt: dataset.generatedAt, files: files, previousLineSHA256: previous,
@@ -127,24 +145,26 @@ public struct ReportWriter: Sendable {
         var bytes = Array((line.text + "\n").utf8)
         // A manifest whose last line lacks its newline (a crash mid-append) gets one first.
         if let last = existing.last, last != UInt8(ascii: "\n") { bytes.insert(UInt8(ascii: "\n"), at: 0) }
-        // From here the line may be on disk: its files stay, under their names or, if this fails, as temporary
-        // files the next write places or removes.
+        // From here the line may be on disk: its files stay, under their names or as temporary files the next
+        // write places, unless the append is undone.
         for sink in sinks { sink.keepTemporaryFile() }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else {
-            throw Failure(description: "\(manifestPath): cannot append the manifest line")
+            let reason = Self.reason()
+            // Cut back to the lines before it: then no line names the files, and they go.
+            if ftruncate(descriptor, off_t(existing.count)) == 0, fsync(descriptor) == 0 {
+                for sink in sinks { sink.discardTemporaryFile() }
+                throw Failure(description: "\(manifestPath): cannot append the manifest line: \(reason)")
+            }
+            throw Failure(
+                description: "\(manifestPath): cannot append the manifest line (\(reason)), and it may be written: "
+                    + "the next report generate places its files")
         }
         for sink in sinks { try sink.publish() }
         for directory in syncOrder { try DurableFile.syncDirectory(directory) }
+        let fileSeconds = (clock.now - renderStarted).inSeconds
 
         // Still under the manifest's lock, so the log sees the lines in order and one writer at a time.
-        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
-        for (number, raw) in lines.enumerated() {
-            guard let parsed = ReportManifestLine(parsing: raw) else {
-                throw Failure(description: "\(manifestPath) line \(number + 1): not a manifest line; run report verify")
-            }
-            manifest.append((parsed, Array(raw)))
-        }
         manifest.append((line, Array(line.text.utf8)))
         let log = try ReportLog(appDirectory: appDirectory, app: dataset.app, signingKey: signingKey)
             .catchUp(
@@ -156,21 +176,34 @@ public struct ReportWriter: Sendable {
     }
 
     /// Gives `line`'s files their names where a crash left them as temporary files after the line was written:
-    /// a file missing under its name whose `<name>.tmp` has the SHA-256 the line lists is renamed into place.
-    /// Any other is left to ``removeTemporaryFiles(appDirectory:)``, and `report verify` names the file missing.
+    /// a file missing under its name whose `<name>.tmp` is a regular file with the SHA-256 the line lists is
+    /// renamed into place. One whose `<name>.tmp` cannot be read or differs stops the write, changing nothing:
+    /// it is the only copy of a file a signed line names. A file missing with no `<name>.tmp` is left for
+    /// `report verify` to name.
     private func placeFiles(of line: ReportManifestLine, appDirectory: String) throws {
-        var placed = Set<String>()
+        var waiting: [String] = []
         for file in line.files {
             let path = appDirectory + "/" + file.path
-            guard access(path, F_OK) != 0, ReportFileReader.sha256Hex(path + ".tmp") == file.sha256 else { continue }
-            guard rename(path + ".tmp", path) == 0 else {
+            var status = stat()
+            guard access(path, F_OK) != 0, lstat(path + ".tmp", &status) == 0 else { continue }
+            guard status.st_mode & S_IFMT == S_IFREG, ReportFileReader.sha256Hex(path + ".tmp") == file.sha256 else {
                 throw Failure(
-                    description: "\(path): cannot rename into place: " + String(cString: strerror(errno)))
+                    description: "\(path).tmp: not the file manifest line \(line.sequence) lists (SHA-256 differs "
+                        + "or it cannot be read); nothing was written; run report verify")
+            }
+            waiting.append(path)
+        }
+        var placed = Set<String>()
+        for path in waiting {
+            guard rename(path + ".tmp", path) == 0 else {
+                throw Failure(description: "\(path): cannot rename into place: " + Self.reason())
             }
             placed.insert(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
         }
         for directory in placed { try DurableFile.syncDirectory(directory) }
     }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
 
     /// Removes `<yyyy>/*-deletion-compliance*.{html,json,csv}.tmp`, the regular files a render cut short by a
     /// crash left (``ReportFileSink`` removes its own when it fails); anything else by such a name, which no
@@ -196,8 +229,10 @@ public struct ReportWriter: Sendable {
             && name.contains("-deletion-compliance")
     }
 
-    /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report.
-    private func freeBaseName(appDirectory: String, generatedAt: Instant) throws -> String {
+    /// `<yyyy>/<yyyy-MM-dd>-deletion-compliance`, with `-2`, `-3`… when that day already has a report: a file
+    /// by the name, or a manifest line listing one (even if the file is gone: verify names it missing, and no
+    /// other bytes may take its name).
+    private func freeBaseName(appDirectory: String, generatedAt: Instant, listed: Set<String>) throws -> String {
         let day = ReportPeriod.dayName(generatedAt)
         let year = String(day.prefix(4))
         try FileManager.default.createDirectory(
@@ -206,7 +241,8 @@ public struct ReportWriter: Sendable {
         while true {
             let base = "\(year)/\(day)-deletion-compliance" + (counter == 1 ? "" : "-\(counter)")
             let taken = ["html", "json", "csv"].contains {
-                FileManager.default.fileExists(atPath: appDirectory + "/" + base + "." + $0)
+                listed.contains(base + "." + $0)
+                    || FileManager.default.fileExists(atPath: appDirectory + "/" + base + "." + $0)
             }
             if !taken { return base }
             counter += 1

@@ -296,16 +296,10 @@ struct ReportLogTests {
         #expect(verified.status == 0, "\(verified)")
     }
 
-    /// A crash after a report's manifest line was written and before its files took their names (they are
-    /// renamed only once the line is durable, so a report that fails earlier leaves no file under a report's
-    /// name) leaves the line naming files that exist only as `<name>.tmp`, and the line outside the log.
-    /// Verify names a file missing until the next generate, which gives them their names (their SHA-256 is
-    /// the line's), logs the line, then writes its own report.
-    @Test("files a crash kept from their names after their manifest line was written are placed by the next generate")
-    func crashBeforeRenames() async throws {
-        let run = try await Self.deletedRun()
-        defer { run.remove() }
-        // The state after the first report, to put the log and receipts back to: the crash came before them.
+    /// The state a crash leaves after a second report's manifest line was written and before its files took
+    /// their names: the line in the manifest, its files as `<name>.tmp`, the log and receipts as after the
+    /// first report. Returns the second line.
+    static func crashedBeforeRenames(_ run: Run) async throws -> ReportManifestLine {
         let saved = run.directory + "/saved"
         try FileManager.default.createDirectory(atPath: saved, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: run.log, toPath: saved + "/log")
@@ -323,10 +317,24 @@ struct ReportLogTests {
         try FileManager.default.copyItem(atPath: saved + "/log", toPath: run.log)
         try FileManager.default.copyItem(atPath: saved + "/receipts", toPath: run.receipts)
         try FileManager.default.removeItem(atPath: saved)
+        return second
+    }
+
+    /// A crash after a report's manifest line was written and before its files took their names (they are
+    /// renamed only once the line is durable, so a report that fails earlier leaves no file under a report's
+    /// name) leaves the line naming files that exist only as `<name>.tmp`, and the line outside the log.
+    /// Verify says the file is not yet in place until the next generate, which gives them their names (their
+    /// SHA-256 is the line's), logs the line, then writes its own report.
+    @Test("files a crash kept from their names after their manifest line was written are placed by the next generate")
+    func crashBeforeRenames() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let second = try await Self.crashedBeforeRenames(run)
 
         let refused = try await run.verify()
         #expect(refused.status == 1, "\(refused)")
-        #expect(Self.broken(refused).contains(second.files[0].path), "\(refused)")
+        let broken = Self.broken(refused)
+        #expect(broken.contains(second.files[0].path) && broken.contains("not yet in place"), "\(refused)")
 
         try await run.generate()
         for file in second.files {
@@ -337,6 +345,75 @@ struct ReportLogTests {
         let verified = try await run.verify()
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.output.contains("verified 3 reports in 1 manifests"), "\(verified.output)")
+    }
+
+    /// The temporary file is the only copy of a file a signed line names: one that is not that file stops the
+    /// write, which changes nothing (no line, no file, the temporary file kept), and verify says why.
+    @Test("a temporary file that is not the one its line lists stops the next generate, changing nothing")
+    func crashLeftDifferentFile() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let second = try await Self.crashedBeforeRenames(run)
+        let json = run.app + "/" + second.files[1].path + ".tmp"
+        var bytes = try run.read(json)
+        bytes[bytes.count / 2] ^= 1
+        try run.write(json, bytes)
+        let manifest = try run.read(run.app + "/manifest.jsonl")
+        let before = try FileManager.default.subpathsOfDirectory(atPath: run.app).sorted()
+
+        let refused = try await run.lifecycle(["report", "generate"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(
+            refused.errors.contains("\(second.files[1].path).tmp: not the file manifest line 2 lists"), "\(refused)")
+        #expect(try run.read(run.app + "/manifest.jsonl") == manifest)
+        let after = try FileManager.default.subpathsOfDirectory(atPath: run.app).sorted()
+        #expect(after == before, "added \(Set(after).subtracting(before)), removed \(Set(before).subtracting(after))")
+        #expect(try run.read(json) == bytes)
+    }
+
+    /// An append a crash tore (the line's one `write` cut short, so no newline) is not a line: the next
+    /// generate removes it and chains to the line before. A whole line that is not one stops the generate
+    /// before anything changes.
+    @Test("a torn last line is removed by the next generate; a whole line that is not one stops it first")
+    func tornLastLine() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let path = run.app + "/manifest.jsonl"
+        let whole = try run.read(path)
+        try run.write(path, whole + Array(whole.prefix(whole.count / 2)))
+        try await run.generate()
+        let verified = try await run.verify()
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.output.contains("verified 2 reports in 1 manifests"), "\(verified.output)")
+
+        let two = try run.read(path)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: run.app).sorted()
+        try run.write(path, two + Array("not a manifest line\n".utf8))
+        let refused = try await run.lifecycle(["report", "generate"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.errors.contains("line 3: not a manifest line"), "\(refused)")
+        #expect(try run.read(path) == two + Array("not a manifest line\n".utf8))
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: run.app).sorted() == files)
+    }
+
+    /// A name a line lists stays that line's even when its files are gone: the next report of the day takes
+    /// `-2`, so verify keeps naming the missing file rather than another report's bytes under its name.
+    @Test("a report's name stays taken by its line when its files are gone")
+    func listedNameNotReused() async throws {
+        let run = try await Self.deletedRun()
+        defer { run.remove() }
+        let manifest = String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self)
+        let firstLine = try #require(manifest.split(separator: "\n").first)
+        let first = try #require(ReportManifestLine(parsing: Array(firstLine.utf8)))
+        for file in first.files { try FileManager.default.removeItem(atPath: run.app + "/" + file.path) }
+        try await run.generate()
+        let lines = String(decoding: try run.read(run.app + "/manifest.jsonl"), as: UTF8.self).split(separator: "\n")
+        let lastLine = try #require(lines.last)
+        let second = try #require(ReportManifestLine(parsing: Array(lastLine.utf8)))
+        #expect(second.sequence == 2)
+        #expect(Set(second.files.map(\.path)).isDisjoint(with: first.files.map(\.path)), "\(second.files)")
+        let refused = try await run.verify()
+        #expect(Self.broken(refused).contains("missing (listed on manifest line 1)"), "\(refused)")
     }
 
     /// Receipts are written in place, not through a temporary file and a rename: a crash can leave one short or
