@@ -43,42 +43,97 @@ public struct ReportWriter: Sendable {
         public var description: String
     }
 
+    /// An app's manifest, open under an exclusive `flock(2)` and put right after a crash (see
+    /// ``openManifest(appDirectory:)``).
+    private struct OpenManifest {
+        let descriptor: Int32
+        let path: String
+        /// The manifest's bytes, less a torn last line.
+        let existing: Data
+        let lines: [Data.SubSequence]
+        let parsed: [(line: ReportManifestLine, text: [UInt8])]
+        /// Files of the last line that a crash had kept from their names, now in place.
+        let placedFiles: Int
+    }
+
+    /// Opens `appDirectory`'s manifest (creating it when `create`), takes its lock, and puts right what a crash
+    /// left: a torn last line goes, the last line's files a crash kept from their names take them, and any other
+    /// temporary report file goes. Every line is parsed before anything changes. The caller closes it.
+    private func openManifest(appDirectory: String, create: Bool = true) throws -> OpenManifest {
+        let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
+        let descriptor = open(manifestPath, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
+        guard descriptor >= 0 else { throw Failure(description: "\(manifestPath): cannot open the manifest") }
+        do {
+            guard flock(descriptor, LOCK_EX) == 0 else {
+                throw Failure(description: "\(manifestPath): cannot lock the manifest")
+            }
+            var existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
+            // A last line without its newline that does not parse is an append a crash tore (one `write`, the
+            // newline its last byte): its report never took its names, which follow the line's `fsync`. It goes.
+            if let end = existing.lastIndex(of: UInt8(ascii: "\n")).map({ $0 + 1 }) ?? Optional(0),
+                end < existing.count, ReportManifestLine(parsing: existing[end...]) == nil
+            {
+                guard ftruncate(descriptor, off_t(end)) == 0, fsync(descriptor) == 0 else {
+                    throw Failure(description: "\(manifestPath): cannot remove a torn last line: " + Self.reason())
+                }
+                existing = existing.prefix(end)
+            }
+            let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+            // Every line is read before anything changes: a line that is not one stops here.
+            var parsed: [(line: ReportManifestLine, text: [UInt8])] = []
+            for (number, raw) in lines.enumerated() {
+                guard let line = ReportManifestLine(parsing: raw) else {
+                    throw Failure(
+                        description: "\(manifestPath) line \(number + 1): not a manifest line; run report verify")
+                }
+                parsed.append((line, Array(raw)))
+            }
+            // Under the lock no other writer has a file open: a temporary file now is a crash's. The last line's
+            // files that a crash kept from their names take them; any other temporary file goes (a month's JSON
+            // can be gigabytes), and a later report of another day would never reuse its name.
+            let placed = try parsed.last.map { try placeFiles(of: $0.line, appDirectory: appDirectory) } ?? 0
+            removeTemporaryFiles(appDirectory: appDirectory)
+            return OpenManifest(
+                descriptor: descriptor, path: manifestPath, existing: existing, lines: lines, parsed: parsed,
+                placedFiles: placed)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// What ``recover(app:)`` did.
+    public struct Recovered: Sendable {
+        /// Files of the last report that a crash had kept from their names, now in place.
+        public var placedFiles: Int
+        public var log: ReportLog.CaughtUp
+    }
+
+    /// Finishes, for `app`, what a crash cut short in a write, without writing a report: under the manifest's
+    /// lock, the last line's files take their names (``openManifest(appDirectory:create:)``), and lines the log
+    /// lacks are appended to it, with their receipts (``ReportLog/catchUp(manifest:known:)``). `serve` runs it at
+    /// start, so a report a crash interrupted is in place and logged within moments rather than at the next
+    /// report. Nil, touching nothing, for an app with no manifest.
+    public func recover(app: String) throws -> Recovered? {
+        let appDirectory = directory + "/" + app
+        guard access(appDirectory + "/" + ReportManifestLine.fileName, F_OK) == 0 else { return nil }
+        let opened = try openManifest(appDirectory: appDirectory, create: false)
+        defer { close(opened.descriptor) }
+        guard !opened.parsed.isEmpty else { return nil }
+        let log = try ReportLog(appDirectory: appDirectory, app: app, signingKey: signingKey)
+            .catchUp(manifest: opened.parsed)
+        return Recovered(placedFiles: opened.placedFiles, log: log)
+    }
+
     public func write(_ dataset: ReportDataset) throws -> Written {
         let appDirectory = directory + "/" + dataset.app
         try FileManager.default.createDirectory(atPath: appDirectory, withIntermediateDirectories: true)
-        let manifestPath = appDirectory + "/" + ReportManifestLine.fileName
-        let descriptor = open(manifestPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failure(description: "\(manifestPath): cannot open the manifest") }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw Failure(description: "\(manifestPath): cannot lock the manifest")
-        }
-
-        var existing = FileManager.default.contents(atPath: manifestPath) ?? Data()
-        // A last line without its newline that does not parse is an append a crash tore (one `write`, the
-        // newline its last byte): its report never took its names, which follow the line's `fsync`. It goes.
-        if let end = existing.lastIndex(of: UInt8(ascii: "\n")).map({ $0 + 1 }) ?? Optional(0), end < existing.count,
-            ReportManifestLine(parsing: existing[end...]) == nil
-        {
-            guard ftruncate(descriptor, off_t(end)) == 0, fsync(descriptor) == 0 else {
-                throw Failure(description: "\(manifestPath): cannot remove a torn last line: " + Self.reason())
-            }
-            existing = existing.prefix(end)
-        }
-        let lines = existing.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-        // Every line is read before anything changes: a line that is not one stops the write here.
-        var manifest: [(line: ReportManifestLine, text: [UInt8])] = []
-        for (number, raw) in lines.enumerated() {
-            guard let parsed = ReportManifestLine(parsing: raw) else {
-                throw Failure(description: "\(manifestPath) line \(number + 1): not a manifest line; run report verify")
-            }
-            manifest.append((parsed, Array(raw)))
-        }
-        // Under the lock no other writer has a file open: a temporary file now is a crash's. The last line's
-        // files that a crash kept from their names take them; any other temporary file goes (a month's JSON
-        // can be gigabytes), and a later report of another day would never reuse its name.
-        if let last = manifest.last?.line { try placeFiles(of: last, appDirectory: appDirectory) }
-        removeTemporaryFiles(appDirectory: appDirectory)
+        let opened = try openManifest(appDirectory: appDirectory)
+        defer { close(opened.descriptor) }
+        let (descriptor, manifestPath, existing, lines) = (
+            opened.descriptor, opened.path, opened.existing, opened.lines
+        )
+        var manifest = opened.parsed
         let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
         let signingKeyID = try ReportKeys.signingKeyID(signingKey.publicKey)
 
@@ -180,7 +235,8 @@ public struct ReportWriter: Sendable {
     /// renamed into place. One whose `<name>.tmp` cannot be read or differs stops the write, changing nothing:
     /// it is the only copy of a file a signed line names. A file missing with no `<name>.tmp` is left for
     /// `report verify` to name.
-    private func placeFiles(of line: ReportManifestLine, appDirectory: String) throws {
+    @discardableResult
+    private func placeFiles(of line: ReportManifestLine, appDirectory: String) throws -> Int {
         var waiting: [String] = []
         for file in line.files {
             let path = appDirectory + "/" + file.path
@@ -201,6 +257,7 @@ public struct ReportWriter: Sendable {
             placed.insert(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
         }
         for directory in placed { try DurableFile.syncDirectory(directory) }
+        return waiting.count
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -184,6 +184,7 @@ public final class ServiceRuntime: Sendable {
         // The nightly reconcile and its reports do not depend on erasure.runInServe: that flag is about the
         // erasure runner alone.
         startBackground { [self] in await scheduledReconcileLoop() }
+        startBackground { [self] in await recoverReports() }
         startBackground { [self] in await retentionLoop() }
         signalPolls.reconcile()
         // Both listeners accept connections and background work runs: systemd may start what depends on us.
@@ -232,6 +233,49 @@ public final class ServiceRuntime: Sendable {
                 try await recordMasterKeys()
             } catch {
                 context.log.log(.error, "heartbeat.failed", [("error", .string(String(describing: error)))])
+            }
+        }
+    }
+
+    /// At start, each app's reports as a crash left them are finished (``ReportWriter/recover(app:)``): files of
+    /// the last report a crash kept from their names take them, and lines the transparency log lacks are
+    /// appended with their receipts, so `report verify` passes again within moments rather than after the next
+    /// daily report. An app with no manifest is not touched, and no signing key is ever made here. Each app's
+    /// outcome is one line: `report.recovered` when anything was done, `report.recovery_failed` with the reason.
+    func recoverReports() async {
+        let configuration = context.configuration
+        let directory = configuration.reports.directory
+        let apps = configuration.apps.map(\.id).filter {
+            FileManager.default.fileExists(atPath: directory + "/" + $0 + "/" + ReportManifestLine.fileName)
+        }
+        guard !apps.isEmpty else { return }
+        let log = context.log
+        await BlockingExecutor.shared.run { () -> Void in
+            for app in apps {
+                do {
+                    // The key that signed the manifest, never a new one made here.
+                    let keyFile = configuration.reports.signingKeyFile
+                    guard FileManager.default.fileExists(atPath: keyFile) else {
+                        log.log(
+                            .error, "report.recovery_failed", app: app,
+                            [("error", .string("\(keyFile): the report signing key is missing; fix: restore it"))])
+                        continue
+                    }
+                    let key = try ReportKeys.signingKey(path: keyFile)
+                    guard let recovered = try ReportWriter(directory: directory, signingKey: key).recover(app: app),
+                        recovered.placedFiles > 0 || !recovered.log.appendedLines.isEmpty
+                            || recovered.log.receiptsWritten > 0
+                    else { continue }
+                    log.log(
+                        .info, "report.recovered", app: app,
+                        [
+                            ("placedFiles", .integer(Int64(recovered.placedFiles))),
+                            ("loggedLines", .array(recovered.log.appendedLines.map { .integer(Int64($0)) })),
+                            ("receiptsWritten", .integer(Int64(recovered.log.receiptsWritten))),
+                        ])
+                } catch {
+                    log.log(.error, "report.recovery_failed", app: app, [("error", .string(String(describing: error)))])
+                }
             }
         }
     }
