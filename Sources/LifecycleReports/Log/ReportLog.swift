@@ -93,7 +93,7 @@ public struct ReportLog: Sendable {
             // A leaf made from a row the spool could not read back is a stand-in: the checkpoint must not sign it.
             treeSize = try publisher.append(newGroups.lazy.flatMap(\.leaves)) { () throws(TransparencyLogError) in
                 for group in newGroups {
-                    do throws(ReportRowSpool.Failure) { try group.checkRead() } catch {
+                    do throws(ReportRowSpool.Failure) { try group.outcomes.checkRead() } catch {
                         throw TransparencyLogError(.ioFailed, error.description)
                     }
                 }

@@ -47,9 +47,6 @@ public struct ReportLogEntries: Hashable, Sendable {
     /// How many leaves: one per outcome, and the report leaf.
     public var leafCount: Int { outcomes.count + 1 }
 
-    /// Throws when a leaf was made from a row the spool could not read back (``ReportRows/checkRead()``).
-    public func checkRead() throws(ReportRowSpool.Failure) { try outcomes.checkRead() }
-
     /// Every leaf, in log order, in memory.
     public var all: [[UInt8]] { Array(leaves) }
 

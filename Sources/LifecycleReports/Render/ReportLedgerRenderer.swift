@@ -5,9 +5,9 @@ import LifecycleCore
 /// deletion request of the period and the period's totals (§7102). Served by `GET /v1/requests` and printed by
 /// `lifecycle report requests`; the report files carry the same members per `subjects[]` row.
 public enum ReportLedgerRenderer {
-    ///
-    /// Both read the rows back, from a spool for a large period: a row it could not read back was a stand-in
-    /// (``ReportRowSpool/row(at:)``), so they throw rather than answer without it.
+    /// The ledger document. It and ``totals(of:)`` read the rows back, from a spool for a large period: a row the
+    /// spool could not read back was a stand-in (``ReportRowSpool/row(at:)``), so both throw rather than answer
+    /// without it.
     public static func document(_ dataset: ReportDataset) throws(ReportRowSpool.Failure) -> JSONValue {
         let document: JSONValue = [
             "app": .string(dataset.app),

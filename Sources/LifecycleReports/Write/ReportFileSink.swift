@@ -13,6 +13,8 @@ import LifecycleEngine
 /// size limit) or is never published leaves no temporary file behind, unless it was kept
 /// (``keepTemporaryFile()``) for the next write to place.
 ///
+/// A failed rename leaves the kept temporary file for the next write.
+///
 /// `@unchecked Sendable`: a sink is used by one thread at a time, the one that renders into it and then the
 /// writer's, which takes it once that thread is done (`DispatchQueue.concurrentPerform` returns after it).
 final class ReportFileSink: @unchecked Sendable {
@@ -26,10 +28,20 @@ final class ReportFileSink: @unchecked Sendable {
     private var buffer: [UInt8] = []
     /// The first write's `errno` when one failed; later writes are skipped.
     private var failure: Int32?
-    /// Sealed and not yet published: the temporary file is complete and still to be renamed or removed.
-    private var sealed = false
-    /// Set once the manifest line naming the file may be on disk: the temporary file is no longer removed.
-    private var kept = false
+    private var state = State.writing
+
+    /// Where the temporary file stands; the sink removes it when it goes in `writing` or `sealed`.
+    private enum State {
+        /// Open, taking bytes.
+        case writing
+        /// Complete and durable, still to be kept or removed.
+        case sealed
+        /// The manifest line naming the file may be on disk: it stays, under its name or as the temporary file
+        /// the next write places.
+        case kept
+        /// Renamed into place, or removed after a failure.
+        case done
+    }
 
     init(path: String) throws {
         self.path = path
@@ -44,7 +56,7 @@ final class ReportFileSink: @unchecked Sendable {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
-        if (descriptor >= 0 || sealed) && !kept { unlink(temporary) }
+        if state == .writing || state == .sealed { unlink(temporary) }
     }
 
     func append(_ text: String) {
@@ -71,30 +83,36 @@ final class ReportFileSink: @unchecked Sendable {
         descriptor = -1
         if let failure {
             unlink(temporary)
+            state = .done
             throw ReportWriter.Failure(
                 description: "\(path): cannot write the report file: \(String(cString: strerror(failure)))")
         }
-        sealed = true
+        state = .sealed
         return hasher.finishHex()
     }
 
     /// From now on the temporary file stays whatever happens: the manifest line naming it is being written, and
     /// the next write gives it its name if this one cannot (``ReportWriter``).
-    func keepTemporaryFile() { kept = true }
+    func keepTemporaryFile() {
+        precondition(state == .sealed, "a report file is sealed before it is kept")
+        state = .kept
+    }
 
     /// The line naming the file was not written after all (the append was undone): the temporary file goes.
-    func discardTemporaryFile() { kept = false }
+    func discardTemporaryFile() {
+        precondition(state == .kept, "only a kept report file is discarded")
+        state = .sealed
+    }
 
     /// Renames the sealed file into place, after the manifest line naming it is durable; ``ReportWriter`` makes
     /// the rename durable (the directory's `fsync`). The bytes and the temporary name were durable before the
     /// line, so a power loss never leaves a signed line naming bytes that never reached the disk.
     func publish() throws {
-        precondition(sealed, "a report file is sealed before it is published")
-        sealed = false
+        precondition(state == .kept, "a report file is kept, its line written, before it is published")
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if !kept { unlink(temporary) }
-            throw ReportWriter.Failure(description: "\(path): cannot rename into place: \(reason)")
+            throw ReportWriter.Failure(
+                description: "\(path): cannot rename into place: \(String(cString: strerror(errno)))")
         }
+        state = .done
     }
 }

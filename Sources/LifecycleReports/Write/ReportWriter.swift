@@ -50,7 +50,7 @@ public struct ReportWriter: Sendable {
         let path: String
         /// The manifest's bytes, less a torn last line.
         let existing: Data
-        let lines: [Data.SubSequence]
+        /// Every line, parsed, with its bytes (without newline).
         let parsed: [(line: ReportManifestLine, text: [UInt8])]
         /// Files of the last line that a crash had kept from their names, now in place.
         let placedFiles: Int
@@ -94,8 +94,7 @@ public struct ReportWriter: Sendable {
             let placed = try parsed.last.map { try placeFiles(of: $0.line, appDirectory: appDirectory) } ?? 0
             removeTemporaryFiles(appDirectory: appDirectory)
             return OpenManifest(
-                descriptor: descriptor, path: manifestPath, existing: existing, lines: lines, parsed: parsed,
-                placedFiles: placed)
+                descriptor: descriptor, path: manifestPath, existing: existing, parsed: parsed, placedFiles: placed)
         } catch {
             close(descriptor)
             throw error
@@ -130,16 +129,14 @@ public struct ReportWriter: Sendable {
         try FileManager.default.createDirectory(atPath: appDirectory, withIntermediateDirectories: true)
         let opened = try openManifest(appDirectory: appDirectory)
         defer { close(opened.descriptor) }
-        let (descriptor, manifestPath, existing, lines) = (
-            opened.descriptor, opened.path, opened.existing, opened.lines
-        )
+        let (descriptor, manifestPath, existing) = (opened.descriptor, opened.path, opened.existing)
         var manifest = opened.parsed
-        let previous = lines.last.map { ReportManifestLine.chainHash($0) } ?? ReportManifestLine.genesis
+        let previous = manifest.last.map { ReportManifestLine.chainHash($0.text) } ?? ReportManifestLine.genesis
         let signingKeyID = try ReportKeys.signingKeyID(signingKey.publicKey)
 
         var dataset = dataset
         dataset.integrity = ReportIntegrity(
-            sequence: lines.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
+            sequence: manifest.count + 1, previousManifestLineSHA256: previous, signingKeyID: signingKeyID,
             manifest: ReportManifestLine.fileName)
         let base = try freeBaseName(
             appDirectory: appDirectory, generatedAt: dataset.generatedAt,
@@ -184,16 +181,10 @@ public struct ReportWriter: Sendable {
         try renderedDataset.subjects.checkRead()
         // The temporary files' entries, and a year directory made for them, are durable before the line naming
         // the files is, and the renames before the log's leaves are.
-        var directories = Set(
-            files.map { file in
-                appDirectory + "/" + file.path.split(separator: "/").dropLast().joined(separator: "/")
-            })
-        directories.insert(appDirectory)
-        let syncOrder = directories.sorted(by: { $0.count > $1.count })
-        for directory in syncOrder { try DurableFile.syncDirectory(directory) }
+        try Self.syncDirectories(holding: sinks.map(\.path), also: appDirectory)
 
         var line = ReportManifestLine(
-            sequence: lines.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
+            sequence: manifest.count + 1, app: dataset.app, schema: ReportDataset.schema, period: dataset.period,
             generatedAt: dataset.generatedAt, files: files, previousLineSHA256: previous,
             pseudonymKeyID: dataset.pseudonymKeyID, signingKeyID: signingKeyID)
         try line.sign(with: signingKey)
@@ -216,7 +207,7 @@ public struct ReportWriter: Sendable {
                     + "the next report generate places its files")
         }
         for sink in sinks { try sink.publish() }
-        for directory in syncOrder { try DurableFile.syncDirectory(directory) }
+        try Self.syncDirectories(holding: sinks.map(\.path), also: appDirectory)
         let fileSeconds = (clock.now - renderStarted).inSeconds
 
         // Still under the manifest's lock, so the log sees the lines in order and one writer at a time.
@@ -235,7 +226,6 @@ public struct ReportWriter: Sendable {
     /// renamed into place. One whose `<name>.tmp` cannot be read or differs stops the write, changing nothing:
     /// it is the only copy of a file a signed line names. A file missing with no `<name>.tmp` is left for
     /// `report verify` to name.
-    @discardableResult
     private func placeFiles(of line: ReportManifestLine, appDirectory: String) throws -> Int {
         var waiting: [String] = []
         for file in line.files {
@@ -249,15 +239,21 @@ public struct ReportWriter: Sendable {
             }
             waiting.append(path)
         }
-        var placed = Set<String>()
         for path in waiting {
             guard rename(path + ".tmp", path) == 0 else {
                 throw Failure(description: "\(path): cannot rename into place: " + Self.reason())
             }
-            placed.insert(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
         }
-        for directory in placed { try DurableFile.syncDirectory(directory) }
+        try Self.syncDirectories(holding: waiting)
         return waiting.count
+    }
+
+    /// Makes the directory entries of `paths` durable: each directory holding one is flushed, the deepest
+    /// first, then `extra` (the app directory, which holds a year directory made for them).
+    private static func syncDirectories(holding paths: [String], also extra: String? = nil) throws {
+        var directories = Set(paths.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) })
+        if let extra { directories.insert(extra) }
+        for directory in directories.sorted(by: { $0.count > $1.count }) { try DurableFile.syncDirectory(directory) }
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -5,7 +5,6 @@ import HTTPServer
 import LifecycleCore
 import LifecycleEngine
 import LifecycleReconcile
-import LifecycleReports
 import LifecycleStore
 import Synchronization
 
@@ -236,105 +235,6 @@ public final class ServiceRuntime: Sendable {
             }
         }
     }
-
-    /// At start, each app's reports as a crash left them are finished (``ReportWriter/recover(app:)``): files of
-    /// the last report a crash kept from their names take them, and lines the transparency log lacks are
-    /// appended with their receipts, so `report verify` passes again within moments rather than after the next
-    /// daily report. An app with no manifest is not touched, and no signing key is ever made here. Each app's
-    /// outcome is one line: `report.recovered` when anything was done, `report.recovery_failed` with the reason.
-    func recoverReports() async {
-        let configuration = context.configuration
-        let directory = configuration.reports.directory
-        let apps = configuration.apps.map(\.id).filter {
-            FileManager.default.fileExists(atPath: directory + "/" + $0 + "/" + ReportManifestLine.fileName)
-        }
-        guard !apps.isEmpty else { return }
-        let log = context.log
-        await BlockingExecutor.shared.run { () -> Void in
-            for app in apps {
-                do {
-                    // The key that signed the manifest, never a new one made here.
-                    let keyFile = configuration.reports.signingKeyFile
-                    guard FileManager.default.fileExists(atPath: keyFile) else {
-                        log.log(
-                            .error, "report.recovery_failed", app: app,
-                            [("error", .string("\(keyFile): the report signing key is missing; fix: restore it"))])
-                        continue
-                    }
-                    let key = try ReportKeys.signingKey(path: keyFile)
-                    guard let recovered = try ReportWriter(directory: directory, signingKey: key).recover(app: app),
-                        recovered.placedFiles > 0 || !recovered.log.appendedLines.isEmpty
-                            || recovered.log.receiptsWritten > 0
-                    else { continue }
-                    log.log(
-                        .info, "report.recovered", app: app,
-                        [
-                            ("placedFiles", .integer(Int64(recovered.placedFiles))),
-                            ("loggedLines", .array(recovered.log.appendedLines.map { .integer(Int64($0)) })),
-                            ("receiptsWritten", .integer(Int64(recovered.log.receiptsWritten))),
-                        ])
-                } catch {
-                    log.log(.error, "report.recovery_failed", app: app, [("error", .string(String(describing: error)))])
-                }
-            }
-        }
-    }
-
-    /// Every app's deletion-compliance report for the scheduled `day`, after the scheduled reconcile
-    /// (DESIGN.md §9): the default period, the last 30 UTC days up to the end of today, as `lifecycle report
-    /// generate` uses.
-    ///
-    /// Once per day across every instance on the store: written under ``Store/withExclusiveLock(named:_:)``
-    /// (``dailyReportLock``: a PostgreSQL advisory lock shared by every instance on the database, a `flock`
-    /// beside a SQLite file), and each app's reports are recorded as written for `day`
-    /// (``DailyReportRecord``) in the store, so an instance that reaches the schedule later the same day, or
-    /// finds the lock taken, logs `report.skipped` and writes nothing. An app whose reports were written is
-    /// recorded at once, so a crash half-way leaves only the others for the next instance.
-    func writeDailyReports(day: String) async {
-        let (context, instance) = (self.context, instanceID)
-        do {
-            let ran: Bool? = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
-                let configuration = context.configuration
-                let now = context.clock.now()
-                let generator = try ReportGenerator(configuration: configuration, store: context.store)
-                let period = ReportPeriod.recent(asOf: now)
-                var already: [JSONValue] = []
-                for app in configuration.apps {
-                    let appID = app.id
-                    if try await context.store.read({ try $0.dailyReport(day: day, app: appID) }) != nil {
-                        already.append(.string(appID))
-                        continue
-                    }
-                    let written = try await generator.generate(app: appID, period: period, at: now)
-                    let record = DailyReportRecord(day: day, app: appID, instance: instance, writtenAt: now)
-                    _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
-                    context.log.log(
-                        .info, "report.generated", app: appID,
-                        [("day", .string(day)), ("files", .integer(Int64(written.files.count)))])
-                }
-                if !already.isEmpty {
-                    context.log.info(
-                        "report.skipped",
-                        [("day", .string(day)), ("reason", "already written for this day"), ("apps", .array(already))])
-                }
-                return true
-            }
-            if ran == nil {
-                context.log.info(
-                    "report.skipped",
-                    [
-                        ("day", .string(day)), ("reason", "another instance holds the lock"),
-                        ("lock", .string(Self.dailyReportLock)),
-                    ])
-            }
-        } catch {
-            context.log.log(
-                .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
-        }
-    }
-
-    /// The name of the exclusive lock the daily reports are generated under.
-    static let dailyReportLock = "daily-report"
 
     /// `reconcile.dailyAt`: sleeps until the next local occurrence, reconciles every app, then writes the day's
     /// reports — also after a failed run, whose reports then carry the last completed run's findings. With
