@@ -33,9 +33,10 @@ struct ReportCommand: LifecycleCommand {
                   including today) and appends a signed, hash-chained line to REPORTS/<app>/manifest.jsonl,
                   then the report and each of its deletion outcomes as leaves of the app's transparency log
                   REPORTS/<app>/log/ (C2SP tlog-tiles; checkpoint signed with the report signing key) and a
-                  receipt per deletion request, REPORTS/<app>/receipts/*.tlog-proof (C2SP tlog-proof). Leaves
-                  a crash kept out of the log are appended by the next generate. Subjects appear only as
-                  keyed pseudonyms. Keys are created on first use.
+                  receipt per deletion request, REPORTS/<app>/receipts/*.tlog-proof (C2SP tlog-proof). What a
+                  crash cut short (files kept from their names after their line, leaves kept out of the log)
+                  is finished by the next generate, or by serve at start. Subjects appear only as keyed
+                  pseudonyms. Keys are created on first use.
         verify    checks every manifest line's Ed25519 signature, sequence and hash chain, every listed file's
                   SHA-256, and that no report file is unlisted; then each app's log: the checkpoint's
                   signature, tiles and entries, that it holds exactly every report's leaves (with each

@@ -52,7 +52,8 @@ struct ServeCommand: LifecycleCommand {
         reconcile.dailyAt is set (whatever erasure.runInServe says), the reconcile at that time in
         reconcile.timeZone followed by every app's compliance reports for the day. The reports are written
         once per day: recorded in the store, so with several instances on one database one writes them and
-        an instance that reaches the schedule later that day logs report.skipped.
+        an instance that reaches the schedule later that day logs report.skipped. At start, a report a crash
+        interrupted is finished (its files' names, the log's lines and receipts; report.recovered).
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0
