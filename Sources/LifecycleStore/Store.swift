@@ -197,6 +197,10 @@ public protocol StoreReader {
 
     /// The record that the app's reports for `day` were written, nil while they are not.
     func dailyReport(day: String, app: String) throws -> DailyReportRecord?
+
+    /// The latest day (`yyyy-MM-dd`) the app's reports are recorded as written for, nil when none ever was: how
+    /// `serve` tells a scheduled day it missed (down at `reconcile.dailyAt`) from a first start.
+    func lastDailyReportDay(app: String) throws -> String?
 }
 
 /// Changes available inside ``Store/write(_:)``.

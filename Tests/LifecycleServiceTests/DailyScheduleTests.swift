@@ -32,4 +32,25 @@ struct DailyScheduleTests {
         let utc = DailySchedule(hour: 3, minute: 0, timeZone: try #require(TimeZone(identifier: "UTC")))
         #expect(utc.day(of: run) == "2026-11-29")
     }
+
+    @Test("the last occurrence at or before an instant: the same day once passed, the day before until then")
+    func previousOccurrence() throws {
+        let schedule = DailySchedule(hour: 3, minute: 0, timeZone: try #require(TimeZone(identifier: "Asia/Seoul")))
+        // 18:00 UTC is 03:00 the next day in Seoul.
+        let at = try #require(ISO8601Format.parse("2026-11-29T18:00:00Z"))
+        #expect(schedule.previous(atOrBefore: at) == at, "an occurrence is its own last one")
+        #expect(schedule.previous(atOrBefore: at.adding(seconds: 60)) == at)
+        #expect(schedule.previous(atOrBefore: at.adding(seconds: -1)).iso8601 == "2026-11-28T18:00:00.000Z")
+        #expect(schedule.day(of: schedule.previous(atOrBefore: at.adding(seconds: 60))) == "2026-11-30")
+    }
+
+    @Test("across a DST change the last occurrence keeps its local time (America/Los_Angeles, 2026-03-08)")
+    func previousAcrossDaylightSaving() throws {
+        let schedule = DailySchedule(
+            hour: 3, minute: 30, timeZone: try #require(TimeZone(identifier: "America/Los_Angeles")))
+        // 2026-03-08 10:30 UTC is 03:30 PDT; an hour before it the last one is 03:30 PST the day before.
+        let after = try #require(ISO8601Format.parse("2026-03-08T10:30:00Z"))
+        #expect(schedule.previous(atOrBefore: after.adding(seconds: 5)) == after)
+        #expect(schedule.previous(atOrBefore: after.adding(seconds: -3600)).iso8601 == "2026-03-07T11:30:00.000Z")
+    }
 }

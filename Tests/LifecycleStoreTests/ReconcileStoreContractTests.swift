@@ -120,6 +120,32 @@ struct ReconcileStoreContractTests {
     }
 
     @Test(
+        "an app's last daily report day is the latest recorded for it, not another app's; none before any",
+        arguments: StoreFactory.all)
+    func lastDailyReportDay(factory: StoreFactory) async throws {
+        try await withStoreLocation(factory) { location in
+            let store = try await factory.open(location)
+            let t0 = self.t0
+            let none = try await store.read { try $0.lastDailyReportDay(app: "shop") }
+            for (day, app) in [
+                ("2026-11-28", "shop"), ("2026-11-30", "shop"), ("2026-11-29", "shop"), ("2026-12-01", "blog"),
+            ] {
+                _ = try await store.write {
+                    try $0.recordDailyReport(DailyReportRecord(day: day, app: app, instance: "a", writtenAt: t0))
+                }
+            }
+            let shop = try await store.read { try $0.lastDailyReportDay(app: "shop") }
+            let blog = try await store.read { try $0.lastDailyReportDay(app: "blog") }
+            let other = try await store.read { try $0.lastDailyReportDay(app: "news") }
+            await store.close()
+            #expect(none == nil)
+            #expect(shop == "2026-11-30")
+            #expect(blog == "2026-12-01")
+            #expect(other == nil)
+        }
+    }
+
+    @Test(
         "a finding seen again is refreshed, not duplicated, and one not seen again is resolved",
         arguments: StoreFactory.all)
     func findingsLifecycle(factory: StoreFactory) async throws {

@@ -20,6 +20,18 @@ struct DailySchedule: Sendable {
         return Instant(millisecondsSinceEpoch: Int64((next.timeIntervalSince1970 * 1000).rounded()))
     }
 
+    /// The last occurrence at or before `instant`: the one `serve` may have missed if it was not running then.
+    /// Found by stepping ``next(after:)`` forward from 26 hours before (no day of a zone is longer than 25), so
+    /// a DST change is handled exactly as the forward schedule handles it.
+    func previous(atOrBefore instant: Instant) -> Instant {
+        var last = next(after: instant.adding(seconds: -26 * 3600))
+        while true {
+            let following = next(after: last)
+            guard following <= instant else { return last }
+            last = following
+        }
+    }
+
     /// The calendar day of `instant` in this zone, `yyyy-MM-dd`: the day a scheduled run belongs to.
     func day(of instant: Instant) -> String {
         var calendar = Calendar(identifier: .gregorian)

@@ -241,7 +241,15 @@ public final class ServiceRuntime: Sendable {
     /// several instances the run lock lets one of them reconcile; the others log `reconcile.scheduled_busy`
     /// and leave the reports to it. The schedule is read from the configuration in force and again after each
     /// reload; without `dailyAt` the loop only waits for a reload.
+    ///
+    /// An occurrence missed while no instance ran (a deploy or a reboot across `dailyAt`) is run at once when
+    /// the loop starts, as a systemd timer with `Persistent=true` does: when an app's reports are recorded for
+    /// an earlier day but not for the day of the last occurrence (``missedApps(day:)``), `reconcile.caught_up`
+    /// is logged and that day's reconcile and reports run. Only the last occurrence is caught up, since each
+    /// report covers the last 30 days; and each occurrence is tried at most once by this process, so a failed
+    /// report waits for the next day rather than being retried in a loop.
     private func scheduledReconcileLoop() async {
+        var attempted: Instant?
         while !Task.isCancelled {
             let settings = context.configuration.reconcile
             guard let daily = settings.dailyAt, let zone = TimeZone(identifier: settings.timeZone) else {
@@ -250,6 +258,22 @@ public final class ServiceRuntime: Sendable {
             }
             let schedule = DailySchedule(hour: daily.hour, minute: daily.minute, timeZone: zone)
             let now = context.clock.now()
+            let last = schedule.previous(atOrBefore: now)
+            if last != attempted {
+                let day = schedule.day(of: last)
+                let missed = await missedApps(day: day)
+                if !missed.isEmpty {
+                    attempted = last
+                    context.log.info(
+                        "reconcile.caught_up",
+                        [
+                            ("day", .string(day)), ("missedAt", .string(last.iso8601)),
+                            ("apps", .array(missed.map { .string($0) })),
+                        ])
+                    await runScheduledDay(day)
+                    continue
+                }
+            }
             let next = schedule.next(after: now)
             context.log.info("reconcile.scheduled", [("at", .string(next.iso8601))])
             // Woken early by a reload: the schedule is read again.
@@ -259,25 +283,49 @@ public final class ServiceRuntime: Sendable {
             }
             if Task.isCancelled { return }
             guard context.configuration.reconcile == settings else { continue }
-            let day = schedule.day(of: next)
-            do {
-                _ = try await Reconciler(
-                    store: context.store, log: context.log, clock: context.clock,
-                    active: { [context] in context.current },
-                    owner: instanceID
-                ).run(asOf: context.clock.now())
-            } catch Reconciler.Failure.busy(let holder) {
-                context.log.info(
-                    "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
-                context.log.info(
-                    "report.skipped", [("day", .string(day)), ("reason", "another instance runs the reconcile")])
-                continue
-            } catch {
-                context.log.log(
-                    .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
-            }
-            await writeDailyReports(day: day)
+            attempted = next
+            await runScheduledDay(schedule.day(of: next))
         }
+    }
+
+    /// The apps whose reports are recorded as written for a day before `day` and not for `day`: the ones an
+    /// earlier instance served on the schedule that missed it. An app never written for (a first start, an app
+    /// just added) waits for the schedule. A store that cannot be read gives none, logged.
+    private func missedApps(day: String) async -> [String] {
+        let apps = context.configuration.apps.map(\.id)
+        do {
+            return try await context.store.read { reader in
+                try apps.filter { app in
+                    guard let last = try reader.lastDailyReportDay(app: app) else { return false }
+                    return last < day
+                }
+            }
+        } catch {
+            context.log.log(.error, "reconcile.catch_up_failed", [("error", .string(String(describing: error)))])
+            return []
+        }
+    }
+
+    /// One scheduled day: the reconcile of every app, then the day's reports, unless another instance holds
+    /// the run (it writes them).
+    private func runScheduledDay(_ day: String) async {
+        do {
+            _ = try await Reconciler(
+                store: context.store, log: context.log, clock: context.clock,
+                active: { [context] in context.current },
+                owner: instanceID
+            ).run(asOf: context.clock.now())
+        } catch Reconciler.Failure.busy(let holder) {
+            context.log.info(
+                "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
+            context.log.info(
+                "report.skipped", [("day", .string(day)), ("reason", "another instance runs the reconcile")])
+            return
+        } catch {
+            context.log.log(
+                .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
+        }
+        await writeDailyReports(day: day)
     }
 
     /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and

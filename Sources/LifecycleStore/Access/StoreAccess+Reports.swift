@@ -15,6 +15,15 @@ extension StoreAccess {
         }
     }
 
+    /// Days are `yyyy-MM-dd`, so their text order is their calendar order.
+    func lastDailyReportDay(app: String) throws(StoreError) -> String? {
+        try sql {
+            try connection.fetchOne(
+                "SELECT day FROM daily_reports WHERE app = $1 ORDER BY day DESC LIMIT 1", [app]
+            ) { row in row.text(0) }
+        }
+    }
+
     /// The primary key decides: of two instances inserting one day at once on PostgreSQL, the second waits
     /// for the first to commit and then inserts nothing.
     func recordDailyReport(_ record: DailyReportRecord) throws(StoreError) -> Bool {

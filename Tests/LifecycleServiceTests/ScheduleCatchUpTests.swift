@@ -1,0 +1,131 @@
+import Foundation
+import LifecycleCore
+import LifecycleStore
+import Testing
+
+@testable import LifecycleEngine
+
+/// `serve` down at `reconcile.dailyAt` (a deploy, a reboot, a crash): at start it runs the occurrence it missed,
+/// the way a systemd timer with `Persistent=true` does, so no day's reports go missing for a restart. Observed
+/// from outside: the log, the report files, `report verify`.
+@Suite("serve catches up a missed reconcile.dailyAt")
+struct ScheduleCatchUpTests {
+    /// A clock offset that puts the process `seconds` after the next 03:15 in Seoul, that occurrence's day and
+    /// the day before it.
+    static func schedulePassed(by seconds: Int64) -> (offset: Int64, day: String, dayBefore: String) {
+        let zone = TimeZone(identifier: "Asia/Seoul")!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let now = Date()
+        let occurrence = calendar.nextDate(
+            after: now, matching: DateComponents(hour: 3, minute: 15, second: 0), matchingPolicy: .nextTime)!
+        func day(_ date: Date) -> String {
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        let offset = Int64(occurrence.timeIntervalSince(now).rounded()) + seconds
+        return (offset, day(occurrence), day(occurrence.addingTimeInterval(-86_400)))
+    }
+
+    static func fixture(offset: Int64) async throws -> ServeFixture {
+        try await ServeFixture(
+            apps: [ServeFixture.app(), ServeFixture.app(id: "blog", clientID: "com.example.blog")],
+            extra: ["reconcile": ["dailyAt": "03:15", "timeZone": "Asia/Seoul"]],
+            clockOffsetSeconds: offset)
+    }
+
+    /// Records, as an earlier `serve` would have, that the apps' reports were written for `day`.
+    static func recordWritten(day: String, apps: [String], in fixture: ServeFixture) async throws {
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        for app in apps {
+            _ = try await store.write {
+                try $0.recordDailyReport(
+                    DailyReportRecord(
+                        day: day, app: app, instance: "earlier:1:1",
+                        writtenAt: Instant(millisecondsSinceEpoch: 1_764_000_000_000)))
+            }
+        }
+        await store.close()
+    }
+
+    @Test(
+        "reports were written the day before and serve was down at today's 03:15: at start it reconciles and writes today's reports, once"
+    )
+    func missedOccurrenceRunsAtStart() async throws {
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await Self.fixture(offset: schedule.offset)
+        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        try await fixture.start()
+
+        let written = await eventually(timeout: .seconds(40)) {
+            Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
+        }
+        #expect(written, "both apps' reports for the missed day: \(fixture.reportFiles())")
+        let caughtUp = fixture.logEvents("reconcile.caught_up")
+        #expect(caughtUp.count == 1, "one catch-up line: \(caughtUp)")
+        #expect(caughtUp.first?["day"]?.stringValue == schedule.day)
+        #expect(fixture.logEvents("report.generated").allSatisfy { $0["day"]?.stringValue == schedule.day })
+        #expect(!fixture.logEvents("reconcile.finished").isEmpty, "the missed reconcile ran before the reports")
+        let verified = try await fixture.lifecycle(["report", "verify", "--config", fixture.configurationFile])
+        #expect(verified.status == 0, "\(verified)")
+        #expect(await fixture.stop() == [0])
+
+        // A second start the same day finds the day recorded: nothing more runs.
+        let files = fixture.reportFiles()
+        try await fixture.start()
+        let scheduled = await eventually(timeout: .seconds(30)) {
+            fixture.logEvents("reconcile.scheduled").count == 2
+        }
+        #expect(scheduled, "the second serve went on to wait for the next occurrence")
+        #expect(fixture.logEvents("reconcile.caught_up").count == 1, "no second catch-up for a recorded day")
+        #expect(fixture.reportFiles() == files)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("a store that never wrote a daily report (a first start after 03:15): serve waits for the next occurrence")
+    func firstStartWaits() async throws {
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await Self.fixture(offset: schedule.offset)
+        try await fixture.start()
+        // The catch-up is decided before the next occurrence is announced.
+        let scheduled = await eventually(timeout: .seconds(30)) { !fixture.logEvents("reconcile.scheduled").isEmpty }
+        #expect(scheduled)
+        #expect(fixture.logEvents("reconcile.caught_up").isEmpty)
+        #expect(fixture.logEvents("report.generated").isEmpty)
+        #expect(fixture.reportFiles().isEmpty)
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("an app whose reports for today are recorded is not written again; one recorded only the day before is")
+    func onlyTheAppsThatMissedIt() async throws {
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await Self.fixture(offset: schedule.offset)
+        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        try await Self.recordWritten(day: schedule.day, apps: ["shop"], in: fixture)
+        try await fixture.start()
+        let written = await eventually(timeout: .seconds(40)) { !fixture.logEvents("report.generated").isEmpty }
+        #expect(written)
+        #expect(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue } == ["blog"])
+        #expect(fixture.logEvents("reconcile.caught_up").first?["apps"] == .array(["blog"]))
+        #expect(fixture.reportFiles().allSatisfy { !$0.hasPrefix("shop/") }, "\(fixture.reportFiles())")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "a caught-up day whose reports fail is tried once, not in a loop: serve logs the failure and waits for the next"
+    )
+    func failedCatchUpIsNotRetriedAtOnce() async throws {
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await Self.fixture(offset: schedule.offset)
+        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        // The reports directory is a file: every report write fails.
+        try Data("not a directory\n".utf8).write(to: URL(fileURLWithPath: fixture.directory.file("reports")))
+        try await fixture.start()
+        let scheduled = await eventually(timeout: .seconds(40)) { !fixture.logEvents("reconcile.scheduled").isEmpty }
+        #expect(scheduled, "after the failed catch-up serve waits for the next occurrence")
+        #expect(!fixture.logEvents("report.failed").isEmpty)
+        #expect(fixture.logEvents("reconcile.caught_up").count == 1)
+        #expect(fixture.logEvents("reconcile.started").count == 1)
+        #expect(await fixture.stop() == [0])
+    }
+}
