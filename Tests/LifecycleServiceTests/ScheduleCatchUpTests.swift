@@ -48,13 +48,22 @@ struct ScheduleCatchUpTests {
         await store.close()
     }
 
+    /// Two apps whose reports an earlier `serve` wrote the day before the last 03:15, which `serve` (not yet
+    /// started) missed two minutes ago.
+    static func missedDay() async throws -> (
+        fixture: ServeFixture, schedule: (offset: Int64, day: String, dayBefore: String)
+    ) {
+        let schedule = schedulePassed(by: 120)
+        let fixture = try await Self.fixture(offset: schedule.offset)
+        try await recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        return (fixture, schedule)
+    }
+
     @Test(
         "reports were written the day before and serve was down at today's 03:15: at start it reconciles and writes today's reports, once"
     )
     func missedOccurrenceRunsAtStart() async throws {
-        let schedule = Self.schedulePassed(by: 120)
-        let fixture = try await Self.fixture(offset: schedule.offset)
-        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        let (fixture, schedule) = try await Self.missedDay()
         try await fixture.start()
 
         let written = await eventually(timeout: .seconds(40)) {
@@ -98,9 +107,7 @@ struct ScheduleCatchUpTests {
 
     @Test("an app whose reports for today are recorded is not written again; one recorded only the day before is")
     func onlyTheAppsThatMissedIt() async throws {
-        let schedule = Self.schedulePassed(by: 120)
-        let fixture = try await Self.fixture(offset: schedule.offset)
-        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        let (fixture, schedule) = try await Self.missedDay()
         try await Self.recordWritten(day: schedule.day, apps: ["shop"], in: fixture)
         try await fixture.start()
         let written = await eventually(timeout: .seconds(40)) { !fixture.logEvents("report.generated").isEmpty }
@@ -115,9 +122,7 @@ struct ScheduleCatchUpTests {
         "a caught-up day whose reports fail is tried once, not in a loop: serve logs the failure and waits for the next"
     )
     func failedCatchUpIsNotRetriedAtOnce() async throws {
-        let schedule = Self.schedulePassed(by: 120)
-        let fixture = try await Self.fixture(offset: schedule.offset)
-        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        let (fixture, _) = try await Self.missedDay()
         // The reports directory is a file: every report write fails.
         try Data("not a directory\n".utf8).write(to: URL(fileURLWithPath: fixture.directory.file("reports")))
         try await fixture.start()
