@@ -25,13 +25,15 @@ struct SecurityEventEndpointTests {
     /// A serve process whose app `shop` has Apple (the fixture's client id, an erasure target) and three
     /// providers of the fake: `idp` (ssf, bearer token), `google` (google-risc, Google's issuer and client id)
     /// and `strict` (ssf, only account-purged requested).
-    static func start(_ fake: FakeTransmitter, webhook: String? = nil) async throws -> ServeFixture {
-        try await serve(fake, webhook: webhook).fixture
+    static func start(
+        _ fake: FakeTransmitter, webhook: String? = nil, environment: [String: String] = [:]
+    ) async throws -> ServeFixture {
+        try await serve(fake, webhook: webhook, environment: environment).fixture
     }
 
     /// ``start(_:)`` with the serve process, for the tests that signal it.
     static func serve(
-        _ fake: FakeTransmitter, webhook: String? = nil
+        _ fake: FakeTransmitter, webhook: String? = nil, environment: [String: String] = [:]
     ) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
         // The app's own table keeps each provider's identifier in one column: `:provider_sub` is Apple's `sub`
         // for an Apple account and the transmitter's `sub` for one of its accounts.
@@ -60,7 +62,7 @@ struct SecurityEventEndpointTests {
         ]
         let fixture = try await ServeFixture(
             apps: [.object(app)], extra: ["erasure": ["pollMilliseconds": 100]],
-            environment: ["SSL_CERT_FILE": fake.caFile])
+            environment: environment.merging(["SSL_CERT_FILE": fake.caFile]) { _, fake in fake })
         try fixture.writeSecret(bearer + "\n", to: "secrets/idp-push-token")
         try fixture.writeSecret(webhookSecret, to: "secrets/shop-webhook")
         try fixture.createAppDatabase("shop.sqlite", subjects: [TestFixtures.subject, "user-purged"])
@@ -114,6 +116,29 @@ struct SecurityEventEndpointTests {
         #expect(
             try await fixture.metric(
                 "lifecycle_security_events_total", ["provider": "idp", "type": type, "outcome": "accepted"]) == 1)
+        await fake.stop()
+    }
+
+    @Test(
+        "LIFECYCLE_SIGNALS_TOKEN_<APP>_<ID> alone (no authorization.secretFile) is the push bearer token: a push without it is refused"
+    )
+    func bearerTokenFromTheEnvironment() async throws {
+        let fake = try FakeTransmitter()
+        let token = "strict-push-token-from-env-0123456789"
+        let fixture = try await Self.start(fake, environment: ["LIFECYCLE_SIGNALS_TOKEN_SHOP_STRICT": token])
+        let client = fixture.publicClient()
+        let set = {
+            fake.set(
+                event: Self.risc + "account-purged", subject: FakeTransmitter.issSub("user-env", issuer: fake.issuer),
+                audience: .string(Self.audience))
+        }
+        let none = try await fake.push(set(), to: client, path: Self.strictPath)
+        #expect(none.status == 400, "\(none)")
+        #expect(none.json?["err"]?.stringValue == "authentication_failed", "\(none)")
+        let wrong = try await fake.push(set(), to: client, path: Self.strictPath, token: "not-the-token")
+        #expect(wrong.json?["err"]?.stringValue == "authentication_failed", "\(wrong)")
+        #expect(try await fake.push(set(), to: client, path: Self.strictPath, token: token).status == 202)
+        #expect(try await Self.account(fixture, Self.key("strict", "user-env", issuer: fake.issuer)).status == 200)
         await fake.stop()
     }
 

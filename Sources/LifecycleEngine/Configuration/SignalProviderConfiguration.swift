@@ -20,7 +20,8 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
     /// Where the transmitter pushes, on the public listener. Default `/signals/<app>/<id>`.
     public var path: String
     /// File holding the bearer token the transmitter sends in `Authorization` (SSF 1.0 `authorization_header`
-    /// of the push delivery); nil accepts pushes without one (the SET's signature still authenticates it).
+    /// of the push delivery), overridden by ``pushTokenVariable(app:)``; with neither, pushes need none (the
+    /// SET's signature still authenticates it).
     public var authorizationSecretFile: String?
     /// Event-type URIs this receiver accepts (SSF `events_requested`); nil accepts every type. An event of
     /// another type is refused with `access_denied`; stream events (verification, stream-updated) always pass.
@@ -55,5 +56,22 @@ public struct SignalProviderConfiguration: Sendable, Hashable {
         stream = SignalStreamConfiguration(
             discovery: SignalStreamConfiguration.discoveryURL(issuer: issuer, profile: profile))
         recordSubject = .issSub(issuer: issuer)
+    }
+}
+
+extension SignalProviderConfiguration {
+    /// `LIFECYCLE_SIGNALS_TOKEN_<APP>_<ID>` (upper-cased, `-` as `_`): the push bearer token, set or not
+    /// beside ``authorizationSecretFile``. `serve` asks pushes for it and `signals stream` hands it to the
+    /// transmitter, so both read it by this one name.
+    public func pushTokenVariable(app: String) -> String { "LIFECYCLE_SIGNALS_TOKEN_" + variableSuffix(app: app) }
+
+    /// `LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_<APP>_<ID>`: the stream management (and poll) bearer token, beside
+    /// `stream.tokenFile`.
+    public func managementTokenVariable(app: String) -> String {
+        "LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_" + variableSuffix(app: app)
+    }
+
+    private func variableSuffix(app: String) -> String {
+        (app + "_" + id).uppercased().replacingOccurrences(of: "-", with: "_")
     }
 }

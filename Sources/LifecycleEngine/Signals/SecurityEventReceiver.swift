@@ -53,25 +53,21 @@ public struct SecurityEventReceiver: Sendable {
         for app in configuration.apps {
             for (index, provider) in app.signals.enumerated() {
                 let field = "apps[\(app.id)].signals[\(index)]"
-                var token: [UInt8]?
-                if let file = provider.authorizationSecretFile {
-                    let variable =
-                        "LIFECYCLE_SIGNALS_TOKEN_"
-                        + (app.id + "_" + provider.id).uppercased()
-                        .replacingOccurrences(of: "-", with: "_")
-                    do {
-                        token = try SecretFile.read(path: file, variable: variable, environment: environment)
-                    } catch {
-                        throw ConfigurationError(
-                            file: "configuration", field: field + ".authorization.secretFile",
-                            problem: String(describing: error), fix: "")
-                    }
+                // The environment's token counts without a file too: `signals stream` hands it to the
+                // transmitter either way, so a push must then carry it.
+                let token: [UInt8]?
+                do {
+                    token = try SecretFile.read(
+                        path: provider.authorizationSecretFile, variable: provider.pushTokenVariable(app: app.id),
+                        environment: environment)
+                } catch {
+                    throw ConfigurationError(
+                        file: "configuration", field: field + ".authorization.secretFile",
+                        problem: String(describing: error), fix: "")
                 }
                 var pollToken: [UInt8]?
                 if provider.stream.delivery == .poll {
-                    let variable =
-                        "LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_"
-                        + (app.id + "_" + provider.id).uppercased().replacingOccurrences(of: "-", with: "_")
+                    let variable = provider.managementTokenVariable(app: app.id)
                     do {
                         pollToken = try SecretFile.read(
                             path: provider.stream.tokenFile, variable: variable, environment: environment)

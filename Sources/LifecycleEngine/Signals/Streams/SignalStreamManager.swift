@@ -40,13 +40,12 @@ public struct SignalStreamManager: Sendable {
         self.provider = provider
         self.clock = clock
         client = TransmitterClient(timeout: .seconds(provider.stream.timeoutSeconds))
-        let suffix = (app + "_" + provider.id).uppercased().replacingOccurrences(of: "-", with: "_")
         do {
             pushToken = try SecretFile.read(
-                path: provider.authorizationSecretFile, variable: "LIFECYCLE_SIGNALS_TOKEN_" + suffix,
+                path: provider.authorizationSecretFile, variable: provider.pushTokenVariable(app: app),
                 environment: environment)
             managementToken = try SecretFile.read(
-                path: provider.stream.tokenFile, variable: "LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_" + suffix,
+                path: provider.stream.tokenFile, variable: provider.managementTokenVariable(app: app),
                 environment: environment)
         } catch {
             throw StreamManagementError(String(describing: error))
