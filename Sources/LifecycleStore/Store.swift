@@ -52,6 +52,8 @@ public protocol StoreReader {
     func notification(jti: String) throws -> StoredNotification?
     func notification(id: Int64) throws -> StoredNotification?
     func notificationCount() throws -> Int
+    /// When the newest stored notification was received; nil for an empty inbox.
+    func latestNotificationReceivedAt() throws -> Instant?
     /// Stored notifications of `app` with event time in `[from, to)`, by their type as Apple sent it (a type
     /// the service does not know included): what the deletion report counts as notifications received.
     func notificationTypeCounts(app: String, from: Instant, to: Instant) throws -> [String: Int]

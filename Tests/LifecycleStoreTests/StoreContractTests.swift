@@ -94,6 +94,25 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "the newest notification's receipt time: nil for an empty inbox, else the latest", arguments: StoreFactory.all)
+    func latestReceipt(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, _ in
+            let empty = try await store.read { try $0.latestNotificationReceivedAt() }
+            #expect(empty == nil)
+            let later = {
+                var notification = Fixtures.notification(jti: "later", sub: "000002.b.0002")
+                notification.receivedAt = Fixtures.receivedAt.adding(seconds: 90)
+                return notification
+            }()
+            _ = try await store.write { writer in
+                (try writer.insertNotification(later), try writer.insertNotification(Fixtures.notification()))
+            }
+            let latest = try await store.read { try $0.latestNotificationReceivedAt() }
+            #expect(latest == later.receivedAt)
+        }
+    }
+
     @Test("a rejection keeps reason, time, size, hash and audience, newest first", arguments: StoreFactory.all)
     func rejections(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in

@@ -55,6 +55,14 @@ public final class NotificationIngestor: Sendable {
             help: "Unix time of the last accepted notification.")
     }
 
+    /// At start, `lifecycle_last_accepted_notification_timestamp_seconds` from the newest stored notification,
+    /// so that a restart does not leave the series absent (an alert on its age would have no data) until the
+    /// next notification arrives. A notification accepted meanwhile is newer and stays.
+    public func restoreLastAccepted() async throws {
+        guard let latest = try await store.read({ try $0.latestNotificationReceivedAt() }) else { return }
+        lastAccepted.raise(to: Double(latest.secondsSinceEpoch))
+    }
+
     /// An HTTP request body: `{"payload": "<JWS>"}` or a form-encoded `payload=`.
     public func ingest(httpBody body: [UInt8]) async -> IngestOutcome {
         let received = clock.now()
@@ -125,7 +133,7 @@ public final class NotificationIngestor: Sendable {
             fields.append(("disposition", .string(account.disposition.canonicalName)))
             fields.append(("state", .string(account.state.canonicalName)))
             committed.notify()
-            lastAccepted.set(to: Double(receivedAt.secondsSinceEpoch))
+            lastAccepted.raise(to: Double(receivedAt.secondsSinceEpoch))
         }
         log.log(.info, "notification.\(outcome.outcomeName)", app: app.id, subject: verified.event.subject, fields)
         return outcome

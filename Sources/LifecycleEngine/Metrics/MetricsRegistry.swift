@@ -81,6 +81,15 @@ public final class MetricsRegistry: Sendable {
         families.withLock { families in families[name]?.samples[key] = value }
     }
 
+    fileprivate func raise(_ name: String, _ labels: [(String, String)], _ value: Double) {
+        let key = Self.labelText(labels)
+        families.withLock { families in
+            guard families[name] != nil else { return }
+            if let current = families[name]?.samples[key], current >= value { return }
+            families[name]?.samples[key] = value
+        }
+    }
+
     fileprivate func observe(_ name: String, _ labels: [(String, String)], _ value: Double) {
         let key = Self.labelText(labels)
         families.withLock { families in
@@ -183,6 +192,12 @@ public struct Gauge: Sendable {
 
     public func set(_ labels: [(String, String)] = [], to value: Double) {
         registry.set(name, labels, value)
+    }
+
+    /// Sets the sample to `value` unless it already holds a larger one: a timestamp that only moves forward,
+    /// whichever of two concurrent writers finishes last.
+    public func raise(_ labels: [(String, String)] = [], to value: Double) {
+        registry.raise(name, labels, value)
     }
 }
 

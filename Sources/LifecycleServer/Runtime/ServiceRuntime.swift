@@ -184,6 +184,18 @@ public final class ServiceRuntime: Sendable {
         // erasure runner alone.
         startBackground { [self] in await scheduledReconcileLoop() }
         startBackground { [self] in await recoverReports() }
+        startBackground { [context] in
+            do {
+                try await context.ingestor.restoreLastAccepted()
+            } catch {
+                context.log.log(
+                    .error, "metrics.restore_failed",
+                    [
+                        ("metric", "lifecycle_last_accepted_notification_timestamp_seconds"),
+                        ("error", .string(String(describing: error))),
+                    ])
+            }
+        }
         startBackground { [self] in await retentionLoop() }
         signalPolls.reconcile()
         // Both listeners accept connections and background work runs: systemd may start what depends on us.

@@ -23,6 +23,15 @@ extension StoreAccess {
         try sql { Int(try connection.fetchInt64("SELECT count(*) FROM notifications") ?? 0) }
     }
 
+    /// The end of the `notifications_received_at` index.
+    func latestNotificationReceivedAt() throws(StoreError) -> Instant? {
+        try sql {
+            try connection.fetchInt64(
+                "SELECT received_at_ms FROM notifications ORDER BY received_at_ms DESC LIMIT 1"
+            ).map { Instant(millisecondsSinceEpoch: $0) }
+        }
+    }
+
     func notificationTypeCounts(app: String, from: Instant, to: Instant) throws(StoreError) -> [String: Int] {
         try sql {
             var counts: [String: Int] = [:]
