@@ -105,6 +105,37 @@ struct MetricsListenerTests {
     }
 
     @Test(
+        "rejections by reason, admin requests by route and status, and the last accepted time move with the traffic"
+    )
+    func alertingSeriesFollowTraffic() async throws {
+        let fixture = try await ServeFixture()
+        try await fixture.start()
+        let before = fixture.now.secondsSinceEpoch
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: "001234.metrics.3")).status
+                == 200)
+        let refused = try await fixture.post(
+            fixture.notification(type: "account-delete", subject: "001234.metrics.4", audience: "com.example.other"))
+        #expect(refused.status == 400)
+        let reason = try #require(refused.json?["code"]?.stringValue)
+        #expect(try await fixture.admin("GET", "/v1/outbox").status == 200)
+        #expect(try await fixture.admin("GET", "/v1/jobs/99/nothing").status == 404)
+        let text = try await fixture.metrics()
+        #expect(PrometheusText.value(in: text, name: "lifecycle_rejections_total", labels: ["reason": reason]) == 1)
+        #expect(
+            PrometheusText.value(
+                in: text, name: "lifecycle_admin_requests_total", labels: ["route": "outbox", "status": "200"]) == 1)
+        #expect(
+            PrometheusText.value(
+                in: text, name: "lifecycle_admin_requests_total", labels: ["route": "other", "status": "404"]) == 1)
+        let accepted = try #require(
+            PrometheusText.value(
+                in: text, name: "lifecycle_last_accepted_notification_timestamp_seconds", labels: [:]))
+        #expect(accepted >= Double(before) && accepted <= Double(fixture.now.secondsSinceEpoch))
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
         "promtool check metrics finds nothing in a real serve's scrape (TLS, traffic, refusals, an admin call)",
         .enabled(
             if: SystemTool.find("promtool") != nil,
