@@ -167,14 +167,17 @@ public final class Reconciler: Sendable {
     }
 
     /// `notification-gap`: windows inside the look-back when no instance wrote a heartbeat for longer than the
-    /// threshold (several instances: a gap only when every one was silent).
+    /// threshold (several instances: a gap only when every one was silent). The look-back starts no earlier than
+    /// the store's first heartbeat: the days before a fresh installation's first `serve` are not a window in
+    /// which this service was down. A store no instance ever ran in keeps the whole look-back as one gap.
     private func gapFindings(app: String, asOf: Instant, settings: ReconcileConfiguration) async throws -> [Finding] {
-        let from = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
-        let (beats, live) = try await store.read { reader in
-            (
-                try reader.heartbeats(from: from.adding(seconds: -86_400), to: asOf),
-                try reader.liveAccountCount(app: app)
-            )
+        let lookback = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
+        let (first, live) = try await store.read { reader in
+            (try reader.firstHeartbeat(), try reader.liveAccountCount(app: app))
+        }
+        let from = max(lookback, first ?? lookback)
+        let beats = try await store.read { reader in
+            try reader.heartbeats(from: from.adding(seconds: -86_400), to: asOf)
         }
         let byInstance = Dictionary(grouping: beats, by: \.instance).values.map { $0.map(\.at).sorted() }
         let windows = NotificationGapDetector.gaps(

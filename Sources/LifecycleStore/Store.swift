@@ -52,6 +52,9 @@ public protocol StoreReader {
     func notification(jti: String) throws -> StoredNotification?
     func notification(id: Int64) throws -> StoredNotification?
     func notificationCount() throws -> Int
+    /// The oldest heartbeat kept, of any instance: where the store's record of instances receiving begins (a
+    /// fresh store's first `serve`); nil when none ever ran.
+    func firstHeartbeat() throws -> Instant?
     /// When the newest stored notification was received; nil for an empty inbox.
     func latestNotificationReceivedAt() throws -> Instant?
     /// Stored notifications of `app` with event time in `[from, to)`, by their type as Apple sent it (a type

@@ -128,10 +128,14 @@ struct StoreContractTests {
         }
     }
 
-    @Test("heartbeats are recorded once per instant and listed by time", arguments: StoreFactory.all)
+    @Test(
+        "heartbeats are recorded once per instant and listed by time; the first of any instance is kept apart",
+        arguments: StoreFactory.all)
     func heartbeats(factory: StoreFactory) async throws {
         try await withStore(factory) { store, _ in
             let t0 = Instant(millisecondsSinceEpoch: 1_752_572_000_000)
+            let none = try await store.read { try $0.firstHeartbeat() }
+            #expect(none == nil)
             try await store.write { writer in
                 try writer.recordHeartbeat(instance: "b", at: t0.adding(seconds: 60))
                 try writer.recordHeartbeat(instance: "a", at: t0)
@@ -140,6 +144,8 @@ struct StoreContractTests {
             }
             let window = try await store.read { try $0.heartbeats(from: t0, to: t0.adding(seconds: 120)) }
             #expect(window == [Heartbeat(instance: "a", at: t0), Heartbeat(instance: "b", at: t0.adding(seconds: 60))])
+            let first = try await store.read { try $0.firstHeartbeat() }
+            #expect(first == t0)
         }
     }
 

@@ -141,6 +141,14 @@ extension StoreAccess {
         }
     }
 
+    func firstHeartbeat() throws(StoreError) -> Instant? {
+        try sql {
+            try connection.fetchInt64("SELECT at_ms FROM heartbeats ORDER BY at_ms LIMIT 1").map {
+                Instant(millisecondsSinceEpoch: $0)
+            }
+        }
+    }
+
     func heartbeats(from start: Instant, to end: Instant) throws(StoreError) -> [Heartbeat] {
         try sql {
             try connection.fetchAll(

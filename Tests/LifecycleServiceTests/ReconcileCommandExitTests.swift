@@ -1,0 +1,78 @@
+import Foundation
+import LifecycleCore
+import Testing
+
+/// `lifecycle reconcile` as cron runs it (README, "Nightly reconcile"): the exit status against `--fail-on`,
+/// and `reconcile.tombstoneStatuses` deciding which app rows are suppression records, on a store a real
+/// `serve` wrote.
+@Suite("lifecycle reconcile exit status and tombstones")
+struct ReconcileCommandExitTests {
+    static let known = "000101.known.0001"
+
+    /// Every finding code of a `reconcile --json` output, with how often it appears.
+    static func codes(_ output: String) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        func walk(_ value: JSONValue) {
+            switch value {
+            case .object(let object):
+                if let code = object["code"]?.stringValue, object["severity"] != nil { counts[code, default: 0] += 1 }
+                for member in object { walk(member.value) }
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        if let parsed = JSONValue.parseIfValid(Array(output.utf8)) { walk(parsed) }
+        return counts
+    }
+
+    @Test(
+        "exit 1 only for findings at or above --fail-on (default critical); a tombstoneStatuses row is no account, another status is"
+    )
+    func failOnLevelsAndTombstones() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(records: ["type": "jsonl", "path": "records.jsonl"])])
+        try await fixture.start()
+        // Known to the service, not to the app: orphan-notification, a warning.
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.known)).status == 200)
+        #expect(await fixture.stop() == [0])
+
+        func reconcile(_ records: [String], _ extra: [String] = []) async throws -> (
+            status: Int32, codes: [String: Int]
+        ) {
+            try (records.joined(separator: "\n") + "\n").write(
+                toFile: fixture.directory.file("records.jsonl"), atomically: true, encoding: .utf8)
+            let run = try await fixture.lifecycle(
+                ["reconcile", "--json", "--config", fixture.configurationFile] + extra)
+            #expect(run.status != 2, "\(run)")
+            return (run.status, Self.codes(run.output))
+        }
+
+        // An unknown subject (info), a tombstone (nothing), the orphan (warning); no notification-gap before the
+        // store's first serve.
+        let unknown = #"{"sub": "000201.app.0001"}"#
+        let tombstone = #"{"sub": "000301.gone.0001", "status": "deleted"}"#
+        let first = try await reconcile([unknown, tombstone])
+        #expect(first.status == 0, "warning and info are below the default critical")
+        #expect(first.codes == ["unknown-to-service": 1, "orphan-notification": 1], "\(first.codes)")
+        // The unknown subject is registered now; the orphan stays.
+        let warning = try await reconcile([unknown, tombstone], ["--fail-on", "warning"])
+        #expect(warning.status == 1, "the orphan is a warning")
+        #expect(warning.codes == ["orphan-notification": 1], "\(warning.codes)")
+
+        // The app now holds the known subject; a new unknown one is the only finding, an info.
+        let held = [unknown, tombstone, "{\"sub\": \"\(Self.known)\"}"]
+        let belowWarning = try await reconcile(held + [#"{"sub": "000202.app.0002"}"#], ["--fail-on", "warning"])
+        #expect(belowWarning.status == 0, "\(belowWarning.codes)")
+        #expect(belowWarning.codes == ["unknown-to-service": 1], "\(belowWarning.codes)")
+        let registered = held + [#"{"sub": "000202.app.0002"}"#, #"{"sub": "000203.app.0003"}"#]
+        let atInfo = try await reconcile(registered, ["--fail-on", "info"])
+        #expect(atInfo.status == 1, "\(atInfo.codes)")
+        #expect(atInfo.codes == ["unknown-to-service": 1], "\(atInfo.codes)")
+
+        // Another tombstone status: "deleted" is now an ordinary row, an account the service never saw.
+        try fixture.updateConfiguration { $0["reconcile"] = ["tombstoneStatuses": ["closed"]] }
+        let retagged = try await reconcile(registered + [#"{"sub": "000302.closed.0001", "status": "closed"}"#])
+        #expect(retagged.codes == ["unknown-to-service": 1], "only the deleted row: \(retagged.codes)")
+    }
+}
