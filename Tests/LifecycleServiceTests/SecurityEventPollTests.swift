@@ -264,6 +264,32 @@ struct SecurityEventPollTests {
         await fake.stop()
     }
 
+    @Test("on SIGTERM the worker reports the acks it still holds in one last poll with maxEvents 0, then exits 0")
+    func lastPollOnStop() async throws {
+        let fake = try FakeTransmitter()
+        // Long waits after a failed poll: only SIGTERM's last poll can carry the held ack within the test.
+        fake.poll.configure { $0.refuseReports = true }
+        let jti = Self.enqueue(fake, Self.risc + "account-purged", sub: "user-purged")
+        let (fixture, _) = try await Self.serve(
+            fake, stream: ["pollIntervalMilliseconds": 30_000, "pollBackoffMaxMilliseconds": 60_000])
+        let refused = await eventually(timeout: .seconds(20)) {
+            fake.poll.polls.contains { $0["ack"]?.arrayValue?.contains(.string(jti)) == true }
+        }
+        #expect(refused, "the ack was offered and refused (503): \(fake.poll.statuses)")
+        #expect(try await Self.account(fixture, Self.key(fake, "user-purged")).json?["state"] == "deleted")
+        #expect(fake.poll.acks.isEmpty)
+        fake.poll.configure { $0.refuseReports = false }
+        let before = fake.poll.polls.count
+
+        #expect(await fixture.stop() == [0])
+        let last = fake.poll.polls.dropFirst(before)
+        #expect(last.count == 1, "one last poll: \(Array(last))")
+        #expect(last.first?["maxEvents"] == 0, "it asks for nothing more")
+        #expect(fake.poll.acks == [jti], "the held ack reached the transmitter")
+        #expect(fake.poll.held.isEmpty)
+        await fake.stop()
+    }
+
     @Test(
         "stream create asks for poll delivery; serve learns the poll endpoint from the stream and stops on SIGTERM")
     func learntEndpoint() async throws {
