@@ -133,4 +133,50 @@ struct ScheduleCatchUpTests {
         #expect(fixture.logEvents("reconcile.started").count == 1)
         #expect(await fixture.stop() == [0])
     }
+
+    @Test(
+        "the reconcile lock is held by an instance on another host that died: serve waits out its lease, then reconciles and writes the day's reports"
+    )
+    func deadHolderOnAnotherHost() async throws {
+        let (fixture, _) = try await Self.missedDay()
+        // A run another host began and never finished, its lease ending in 3 s by serve's clock.
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        let now = fixture.now
+        _ = try await store.write {
+            try $0.beginReconcileRun(
+                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 3))
+        }
+        await store.close()
+        try await fixture.start()
+        let written = await eventually(timeout: .seconds(40)) {
+            Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
+        }
+        #expect(written, "the day's reports once the dead holder's lease ran out: \(fixture.log.suffix(3000))")
+        #expect(fixture.logEvents("reconcile.scheduled_busy").count == 1)
+        #expect(fixture.logEvents("reconcile.finished").count == 1, "the reconcile ran after the takeover")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "the reconcile lock's holder writes the day's reports itself: serve waits out its lease, finds them recorded and writes nothing"
+    )
+    func liveHolderWritesTheReports() async throws {
+        let (fixture, schedule) = try await Self.missedDay()
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        let now = fixture.now
+        _ = try await store.write {
+            try $0.beginReconcileRun(
+                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 3))
+        }
+        await store.close()
+        try await fixture.start()
+        #expect(await eventually(timeout: .seconds(20)) { !fixture.logEvents("reconcile.scheduled_busy").isEmpty })
+        // The holder, done within its lease, records the day's reports as written.
+        try await Self.recordWritten(day: schedule.day, apps: ["shop", "blog"], in: fixture)
+        let skipped = await eventually(timeout: .seconds(20)) { !fixture.logEvents("report.skipped").isEmpty }
+        #expect(skipped, "\(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("report.generated").isEmpty)
+        #expect(fixture.logEvents("reconcile.started").isEmpty, "no second reconcile")
+        #expect(await fixture.stop() == [0])
+    }
 }

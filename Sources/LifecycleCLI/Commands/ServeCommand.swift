@@ -52,10 +52,12 @@ struct ServeCommand: LifecycleCommand {
         reconcile.dailyAt is set (whatever erasure.runInServe says), the reconcile at that time in
         reconcile.timeZone followed by every app's compliance reports for the day. The reports are written
         once per day: recorded in the store, so with several instances on one database one writes them and
-        an instance that reaches the schedule later that day logs report.skipped. A day missed because no
-        instance ran at dailyAt is run at the next start (reconcile.caught_up: an app recorded for an earlier
-        day but not for the last dailyAt's; only that last day). At start, a report a crash interrupted is
-        finished (its files' names, the log's lines and receipts; report.recovered).
+        an instance that reaches the schedule later that day logs report.skipped; one that finds the
+        reconcile held elsewhere waits out the holder's lease and runs the day itself if its reports are
+        still not recorded then (the holder died). A day missed because no instance ran at dailyAt is run
+        at the next start (reconcile.caught_up: an app recorded for an earlier day but not for the last
+        dailyAt's; only that last day). At start, a report a crash interrupted is finished (its files'
+        names, the log's lines and receipts; report.recovered).
 
         signals:
           SIGTERM, SIGINT   stop accepting, finish in-flight requests, exit 0

@@ -318,9 +318,27 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    /// One scheduled day: the reconcile of every app, then the day's reports, unless another instance holds
-    /// the run (it writes them).
-    private func runScheduledDay(_ day: String) async {
+    /// The apps whose reports are not recorded as written for `day`; every app when the store cannot be read.
+    private func unwrittenApps(day: String) async -> [String] {
+        let apps = context.configuration.apps.map(\.id)
+        do {
+            return try await context.store.read { reader in
+                try apps.filter { try reader.dailyReport(day: day, app: $0) == nil }
+            }
+        } catch {
+            return apps
+        }
+    }
+
+    /// One scheduled day: the reconcile of every app, then the day's reports.
+    ///
+    /// When another process holds the reconcile (`reconcile.scheduled_busy`), its lease is waited out, at most
+    /// `reconcile.leaseSeconds` plus a second: a `serve` that holds it writes the day's reports itself, and
+    /// they are then recorded, so nothing more is done (`report.skipped`). When some app's are not recorded by
+    /// then (the holder died on another host, where its process cannot be checked, or it was a
+    /// `lifecycle reconcile` from cron), the day is run once more here, taking the lock over once its lease has
+    /// run out; busy again, it is left (`report.skipped`).
+    private func runScheduledDay(_ day: String, afterBusy: Bool = false) async {
         do {
             _ = try await Reconciler(
                 store: context.store, log: context.log, clock: context.clock,
@@ -330,9 +348,21 @@ public final class ServiceRuntime: Sendable {
         } catch Reconciler.Failure.busy(let holder) {
             context.log.info(
                 "reconcile.scheduled_busy", [("day", .string(day)), ("holder", .string(holder.owner))])
-            context.log.info(
-                "report.skipped", [("day", .string(day)), ("reason", "another instance runs the reconcile")])
-            return
+            func skipped(_ reason: String) {
+                context.log.info("report.skipped", [("day", .string(day)), ("reason", .string(reason))])
+            }
+            guard !afterBusy else { return skipped("another instance still runs the reconcile") }
+            let lease = Int64(context.configuration.reconcile.leaseSeconds) * 1000
+            let wait = holder.leasedUntil.millisecondsSinceEpoch - context.clock.now().millisecondsSinceEpoch
+            do {
+                try await Task.sleep(for: .milliseconds(min(max(0, wait), lease) + 1000))
+            } catch {
+                return
+            }
+            guard await !unwrittenApps(day: day).isEmpty else {
+                return skipped("another instance wrote them")
+            }
+            return await runScheduledDay(day, afterBusy: true)
         } catch {
             context.log.log(
                 .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
