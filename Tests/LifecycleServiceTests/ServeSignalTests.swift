@@ -33,6 +33,32 @@ struct ServeSignalTests {
     }
 }
 
+extension ServeSignalTests {
+    @Test("SIGTERM while a provider's first key-set fetch hangs: serve exits 0 at once, not after the fetch timeout")
+    func termDuringProviderKeyFetch() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        var app = ServeFixture.app().objectValue ?? [:]
+        app["signals"] = [
+            [
+                "provider": "ssf", "id": "idp", "issuer": "https://idp.example/",
+                "jwks": .string("https://127.0.0.1:\(silent.port)/jwks"), "audience": ["https://rp.example/"],
+                "jwksFetchTimeoutSeconds": 30,
+            ]
+        ]
+        let fixture = try await ServeFixture(apps: [.object(app)])
+        let process = try await fixture.start()
+        #expect(await eventually(timeout: .seconds(30)) { silent.accepted > 0 }, "the provider's fetch began")
+        let started = ContinuousClock.now
+        process.kill(signal: SIGTERM)
+        let exited = await eventually(timeout: .seconds(60)) { !process.process.isRunning }
+        if !exited { process.kill(signal: SIGKILL) }
+        let took = ContinuousClock.now - started
+        #expect(await process.waitForExit() == 0)
+        #expect(took < .seconds(10), "the stop waited \(took) for a fetch that times out after 30 s")
+    }
+}
+
 /// A TCP listener on 127.0.0.1 that accepts connections and never sends a byte: a server that hangs.
 final class SilentListener: Sendable {
     let port: Int

@@ -160,9 +160,10 @@ public final class ServiceRuntime: Sendable {
         let context = self.context
         for receiver in context.signals.allReceivers {
             // Each provider's key set is loaded now, without holding up start: a transmitter that is down
-            // only delays its own SETs (503, which it retries), and the key sets' retry fetches again.
+            // only delays its own SETs (503, which it retries), and the key sets' retry fetches again. A stop
+            // does not wait for a fetch that hangs: the wait ends with the task, the fetch at its own timeout.
             startBackground {
-                if let error = await receiver.keys.refresh() {
+                if case .failed(let error) = await receiver.keys.refreshIfUnloaded() {
                     log.log(
                         .error, "signal.keys_load_failed", app: receiver.app,
                         [("provider", .string(receiver.provider.id)), ("error", .string(String(describing: error)))])
