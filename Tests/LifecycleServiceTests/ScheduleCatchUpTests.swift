@@ -158,7 +158,7 @@ struct ScheduleCatchUpTests {
     }
 
     @Test(
-        "the reconcile lock's holder writes the day's reports itself: serve waits out its lease, finds them recorded and writes nothing"
+        "the reconcile lock's holder writes the day's reports itself: serve, waiting on its lease, sees them recorded and writes nothing"
     )
     func liveHolderWritesTheReports() async throws {
         let (fixture, schedule) = try await Self.missedDay()
@@ -166,15 +166,17 @@ struct ScheduleCatchUpTests {
         let now = fixture.now
         _ = try await store.write {
             try $0.beginReconcileRun(
-                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 3))
+                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 60))
         }
         await store.close()
         try await fixture.start()
         #expect(await eventually(timeout: .seconds(20)) { !fixture.logEvents("reconcile.scheduled_busy").isEmpty })
         // The holder, done within its lease, records the day's reports as written.
         try await Self.recordWritten(day: schedule.day, apps: ["shop", "blog"], in: fixture)
+        // Seen within seconds, long before the holder's lease would end.
         let skipped = await eventually(timeout: .seconds(20)) { !fixture.logEvents("report.skipped").isEmpty }
         #expect(skipped, "\(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("report.skipped").first?["reason"] == "another instance wrote them")
         #expect(fixture.logEvents("report.generated").isEmpty)
         #expect(fixture.logEvents("reconcile.started").isEmpty, "no second reconcile")
         #expect(await fixture.stop() == [0])

@@ -334,9 +334,9 @@ public final class ServiceRuntime: Sendable {
     /// One scheduled day: the reconcile of every app, then the day's reports.
     ///
     /// When another process holds the reconcile (`reconcile.scheduled_busy`), its lease is waited out, at most
-    /// `reconcile.leaseSeconds` plus a second: a `serve` that holds it writes the day's reports itself, and
-    /// they are then recorded, so nothing more is done (`report.skipped`). When some app's are not recorded by
-    /// then (the holder died on another host, where its process cannot be checked, or it was a
+    /// `reconcile.leaseSeconds` plus a second: a `serve` that holds it writes the day's reports itself, and once
+    /// they are recorded (looked at every 2 s) nothing more is done (`report.skipped`). When some app's are not
+    /// recorded by then (the holder died on another host, where its process cannot be checked, or it was a
     /// `lifecycle reconcile` from cron), the day is run once more here, taking the lock over once its lease has
     /// run out; busy again, it is left (`report.skipped`).
     private func runScheduledDay(_ day: String, afterBusy: Bool = false) async {
@@ -353,15 +353,14 @@ public final class ServiceRuntime: Sendable {
                 context.log.info("report.skipped", [("day", .string(day)), ("reason", .string(reason))])
             }
             guard !afterBusy else { return skipped("another instance still runs the reconcile") }
+            // Looked at every 2 s, so a holder that is done early ends the wait early.
             let lease = Int64(context.configuration.reconcile.leaseSeconds) * 1000
-            let wait = holder.leasedUntil.millisecondsSinceEpoch - context.clock.now().millisecondsSinceEpoch
-            do {
-                try await Task.sleep(for: .milliseconds(min(max(0, wait), lease) + 1000))
-            } catch {
-                return
-            }
-            guard await !unwrittenApps(day: day).isEmpty else {
-                return skipped("another instance wrote them")
+            let end = min(holder.leasedUntil, context.clock.now().adding(milliseconds: lease)).adding(seconds: 1)
+            while true {
+                guard await !unwrittenApps(day: day).isEmpty else { return skipped("another instance wrote them") }
+                let left = end.millisecondsSinceEpoch - context.clock.now().millisecondsSinceEpoch
+                if left <= 0 { break }
+                do { try await Task.sleep(for: .milliseconds(min(left, 2000))) } catch { return }
             }
             return await runScheduledDay(day, afterBusy: true)
         } catch {
