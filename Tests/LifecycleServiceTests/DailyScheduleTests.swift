@@ -53,4 +53,30 @@ struct DailyScheduleTests {
         #expect(schedule.previous(atOrBefore: after.adding(seconds: 5)) == after)
         #expect(schedule.previous(atOrBefore: after.adding(seconds: -3600)).iso8601 == "2026-03-07T11:30:00.000Z")
     }
+
+    @Test("a local time the spring DST jump skips runs at the first instant after it, once that day, both ways")
+    func skippedLocalTime() throws {
+        // 2026-03-08 in Los Angeles: 02:00 PST jumps to 03:00 PDT; 02:30 does not exist that day.
+        let schedule = DailySchedule(
+            hour: 2, minute: 30, timeZone: try #require(TimeZone(identifier: "America/Los_Angeles")))
+        let jumped = schedule.next(after: try #require(ISO8601Format.parse("2026-03-08T05:00:00Z")))
+        #expect(jumped.iso8601 == "2026-03-08T10:00:00.000Z", "03:00 PDT, the first instant after 02:30")
+        #expect(schedule.day(of: jumped) == "2026-03-08")
+        #expect(schedule.previous(atOrBefore: jumped.adding(seconds: 5)) == jumped)
+        #expect(schedule.previous(atOrBefore: jumped.adding(seconds: -5)).iso8601 == "2026-03-07T10:30:00.000Z")
+        #expect(schedule.next(after: jumped).iso8601 == "2026-03-09T09:30:00.000Z")
+    }
+
+    @Test("a local time the autumn DST change repeats runs once that day, at its first occurrence, both ways")
+    func repeatedLocalTime() throws {
+        // 2026-11-01 in Los Angeles: 02:00 PDT falls back to 01:00 PST; 01:30 happens twice (08:30Z and 09:30Z).
+        let schedule = DailySchedule(
+            hour: 1, minute: 30, timeZone: try #require(TimeZone(identifier: "America/Los_Angeles")))
+        let first = schedule.next(after: try #require(ISO8601Format.parse("2026-11-01T05:00:00Z")))
+        #expect(first.iso8601 == "2026-11-01T08:30:00.000Z")
+        let following = schedule.next(after: first)
+        #expect(following.iso8601 == "2026-11-02T09:30:00.000Z", "not again at 09:30Z the same day")
+        let repeated = try #require(ISO8601Format.parse("2026-11-01T09:45:00Z"))
+        #expect(schedule.previous(atOrBefore: repeated) == first, "one occurrence that day")
+    }
 }

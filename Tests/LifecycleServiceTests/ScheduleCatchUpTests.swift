@@ -139,16 +139,17 @@ struct ScheduleCatchUpTests {
     )
     func deadHolderOnAnotherHost() async throws {
         let (fixture, _) = try await Self.missedDay()
-        // A run another host began and never finished, its lease ending in 3 s by serve's clock.
+        // A run another host began and never finished, its lease ending in 10 s by serve's clock: long enough
+        // to outlast serve's start on a loaded machine.
         let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
         let now = fixture.now
         _ = try await store.write {
             try $0.beginReconcileRun(
-                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 3))
+                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 10))
         }
         await store.close()
         try await fixture.start()
-        let written = await eventually(timeout: .seconds(40)) {
+        let written = await eventually(timeout: .seconds(60)) {
             Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
         }
         #expect(written, "the day's reports once the dead holder's lease ran out: \(fixture.log.suffix(3000))")
@@ -180,5 +181,29 @@ struct ScheduleCatchUpTests {
         #expect(fixture.logEvents("report.generated").isEmpty)
         #expect(fixture.logEvents("reconcile.started").isEmpty, "no second reconcile")
         #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "a report written after the missed occurrence but never recorded (a crash between the two): the catch-up records it, writes no second one"
+    )
+    func reportWrittenButNotRecorded() async throws {
+        let (fixture, schedule) = try await Self.missedDay()
+        // What a serve killed between a report's write and its record leaves: the files and the manifest line.
+        let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
+        #expect(generated.status == 0, "\(generated)")
+        let files = fixture.reportFiles()
+        try await fixture.start()
+        let recorded = await eventually(timeout: .seconds(40)) {
+            Set(fixture.logEvents("report.skipped").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
+        }
+        #expect(recorded, "\(fixture.log.suffix(3000))")
+        #expect(fixture.logEvents("report.generated").isEmpty, "no second report for the day")
+        #expect(fixture.reportFiles().filter { $0.hasSuffix(".json") } == files.filter { $0.hasSuffix(".json") })
+        #expect(await fixture.stop() == [0])
+        // Recorded for the day: the next start does nothing more.
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        let day = try await store.read { try $0.lastDailyReportDay(app: "shop") }
+        await store.close()
+        #expect(day == schedule.day)
     }
 }

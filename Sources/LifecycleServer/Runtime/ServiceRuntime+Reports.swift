@@ -67,7 +67,11 @@ extension ServiceRuntime {
     /// (``DailyReportRecord``) in the store, so an instance that reaches the schedule later the same day, or
     /// finds the lock taken, logs `report.skipped` and writes nothing. An app whose reports were written is
     /// recorded at once, so a crash half-way leaves only the others for the next instance.
-    func writeDailyReports(day: String) async {
+    ///
+    /// With `since` (the scheduled occurrence), an app whose newest manifest line was generated at or after it
+    /// is recorded without a second report: a crash (or a stop) came between its write and its record.
+    /// A stop ends the loop between two apps.
+    func writeDailyReports(day: String, since occurrence: Instant? = nil) async {
         let (context, instance) = (self.context, instanceID)
         do {
             let ran: Bool? = try await context.store.withExclusiveLock(named: Self.dailyReportLock) {
@@ -76,14 +80,26 @@ extension ServiceRuntime {
                 let generator = try ReportGenerator(configuration: configuration, store: context.store)
                 let period = ReportPeriod.recent(asOf: now)
                 var already: [JSONValue] = []
-                for app in configuration.apps {
+                for app in configuration.apps where !Task.isCancelled {
                     let appID = app.id
                     if try await context.store.read({ try $0.dailyReport(day: day, app: appID) }) != nil {
                         already.append(.string(appID))
                         continue
                     }
-                    let written = try await generator.generate(app: appID, period: period, at: now)
                     let record = DailyReportRecord(day: day, app: appID, instance: instance, writtenAt: now)
+                    if let occurrence, let last = Self.newestReport(app: appID, in: configuration.reports.directory),
+                        last >= occurrence
+                    {
+                        _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
+                        context.log.log(
+                            .info, "report.skipped", app: appID,
+                            [
+                                ("day", .string(day)), ("reason", "written before a restart, now recorded"),
+                                ("generatedAt", .string(last.iso8601)),
+                            ])
+                        continue
+                    }
+                    let written = try await generator.generate(app: appID, period: period, at: now)
                     _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
                     context.log.log(
                         .info, "report.generated", app: appID,
@@ -108,6 +124,17 @@ extension ServiceRuntime {
             context.log.log(
                 .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
         }
+    }
+
+    /// When the app's newest report was generated: its manifest's last line that parses, nil without one.
+    static func newestReport(app: String, in directory: String) -> Instant? {
+        let path = directory + "/" + app + "/" + ReportManifestLine.fileName
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let bytes = [UInt8](data)
+        for line in bytes.split(separator: UInt8(ascii: "\n")).reversed() {
+            if let parsed = ReportManifestLine(parsing: line) { return parsed.generatedAt }
+        }
+        return nil
     }
 
     /// The name of the exclusive lock the daily reports are generated under.

@@ -283,7 +283,7 @@ public final class ServiceRuntime: Sendable {
                             ("day", .string(day)), ("missedAt", .string(last.iso8601)),
                             ("apps", .array(missed.map { .string($0) })),
                         ])
-                    await runScheduledDay(day)
+                    await runScheduledDay(day, occurrence: last)
                     continue
                 }
             }
@@ -297,7 +297,7 @@ public final class ServiceRuntime: Sendable {
             if Task.isCancelled { return }
             guard context.configuration.reconcile == settings else { continue }
             attempted = next
-            await runScheduledDay(schedule.day(of: next))
+            await runScheduledDay(schedule.day(of: next), occurrence: next)
         }
     }
 
@@ -327,6 +327,8 @@ public final class ServiceRuntime: Sendable {
                 try apps.filter { try reader.dailyReport(day: day, app: $0) == nil }
             }
         } catch {
+            context.log.log(
+                .error, "report.check_failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
             return apps
         }
     }
@@ -339,7 +341,10 @@ public final class ServiceRuntime: Sendable {
     /// recorded by then (the holder died on another host, where its process cannot be checked, or it was a
     /// `lifecycle reconcile` from cron), the day is run once more here, taking the lock over once its lease has
     /// run out; busy again, it is left (`report.skipped`).
-    private func runScheduledDay(_ day: String, afterBusy: Bool = false) async {
+    ///
+    /// A stop (SIGTERM) ends it between the reconcile and the reports and between two apps' reports, not
+    /// inside either.
+    private func runScheduledDay(_ day: String, occurrence: Instant, afterBusy: Bool = false) async {
         do {
             _ = try await Reconciler(
                 store: context.store, log: context.log, clock: context.clock,
@@ -362,12 +367,13 @@ public final class ServiceRuntime: Sendable {
                 if left <= 0 { break }
                 do { try await Task.sleep(for: .milliseconds(min(left, 2000))) } catch { return }
             }
-            return await runScheduledDay(day, afterBusy: true)
+            return await runScheduledDay(day, occurrence: occurrence, afterBusy: true)
         } catch {
             context.log.log(
                 .warning, "reconcile.scheduled_run_failed", [("error", .string(String(describing: error)))])
         }
-        await writeDailyReports(day: day)
+        guard !Task.isCancelled else { return }
+        await writeDailyReports(day: day, since: occurrence)
     }
 
     /// SIGHUP. Re-reads the configuration file and builds the whole configuration in force from it — apps and
