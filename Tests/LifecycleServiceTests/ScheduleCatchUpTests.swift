@@ -134,20 +134,25 @@ struct ScheduleCatchUpTests {
         #expect(await fixture.stop() == [0])
     }
 
+    /// A reconcile run another host began (so serve cannot tell whether its process lives) and has not
+    /// finished, its lease ending `leaseSeconds` from now by serve's clock.
+    static func holdReconcile(in fixture: ServeFixture, leaseSeconds: Int64) async throws {
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        let now = fixture.now
+        _ = try await store.write {
+            try $0.beginReconcileRun(
+                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: leaseSeconds))
+        }
+        await store.close()
+    }
+
     @Test(
         "the reconcile lock is held by an instance on another host that died: serve waits out its lease, then reconciles and writes the day's reports"
     )
     func deadHolderOnAnotherHost() async throws {
         let (fixture, _) = try await Self.missedDay()
-        // A run another host began and never finished, its lease ending in 10 s by serve's clock: long enough
-        // to outlast serve's start on a loaded machine.
-        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
-        let now = fixture.now
-        _ = try await store.write {
-            try $0.beginReconcileRun(
-                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 10))
-        }
-        await store.close()
+        // Its lease ends in 10 s by serve's clock: long enough to outlast serve's start on a loaded machine.
+        try await Self.holdReconcile(in: fixture, leaseSeconds: 10)
         try await fixture.start()
         let written = await eventually(timeout: .seconds(60)) {
             Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
@@ -163,13 +168,7 @@ struct ScheduleCatchUpTests {
     )
     func liveHolderWritesTheReports() async throws {
         let (fixture, schedule) = try await Self.missedDay()
-        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
-        let now = fixture.now
-        _ = try await store.write {
-            try $0.beginReconcileRun(
-                app: nil, owner: "elsewhere.example:4242:1", at: now, leaseUntil: now.adding(seconds: 60))
-        }
-        await store.close()
+        try await Self.holdReconcile(in: fixture, leaseSeconds: 60)
         try await fixture.start()
         #expect(await eventually(timeout: .seconds(20)) { !fixture.logEvents("reconcile.scheduled_busy").isEmpty })
         // The holder, done within its lease, records the day's reports as written.
