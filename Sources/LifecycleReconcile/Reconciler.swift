@@ -1,7 +1,9 @@
 import Foundation
 import LifecycleCore
 import LifecycleEngine
+import LifecycleSQL
 import LifecycleStore
+import Synchronization
 
 /// The nightly safety net (DESIGN.md §8): Apple documents no delivery guarantee, so the app's own records are
 /// compared against what the service observed, and the service's own heartbeats are checked for windows when
@@ -105,7 +107,9 @@ public final class Reconciler: Sendable {
             return report
         } catch {
             let finished = clock.now()
-            let message = String(describing: error)
+            let message =
+                error is CancellationError
+                ? "stopped before it finished (the process is shutting down)" : String(describing: error)
             try? await store.write { writer in
                 try writer.finishReconcileRun(id: runID, status: .failed, at: finished, summary: nil, error: message)
             }
@@ -227,24 +231,35 @@ public final class Reconciler: Sendable {
     private func mergeOnThread(
         app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> MergeResult {
-        let result: Result<MergeResult, any Error> = await BlockingExecutor.shared.run { [self] in
-            Result { try merge(app: app, source: source, runID: runID, asOf: asOf, active: active) }
+        // The merge runs on a thread of its own; a cancelled task (serve stopping) tells it through `stop`.
+        let stop = MergeStop()
+        let result: Result<MergeResult, any Error> = await withTaskCancellationHandler {
+            await BlockingExecutor.shared.run { [self] in
+                Result { try merge(app: app, source: source, runID: runID, asOf: asOf, active: active, stop: stop) }
+            }
+        } onCancel: {
+            stop.request()
         }
         return try result.get()
     }
 
     private func merge(
-        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
+        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration,
+        stop: MergeStop
     ) throws -> MergeResult {
         let failure = MergeFailure()
         let options = ReconcilerOptions(tombstoneStatuses: Set(active.configuration.reconcile.tombstoneStatuses))
         let observedTally = Tally()
-        let observed = ObservedAccountPager(
-            store: store, app: app.id, pageSize: Self.pageSize, failure: failure, tally: observedTally)
+        let observed = Stoppable(
+            base: ObservedAccountPager(
+                store: store, app: app.id, pageSize: Self.pageSize, failure: failure, tally: observedTally),
+            stop: stop, failure: failure)
         var result = MergeResult()
         var batch: [Finding] = []
 
         func flush() throws {
+            // Once stopped, either side may have ended early: what the merge made since is not kept.
+            if stop.requested { throw CancellationError() }
             guard !batch.isEmpty else { return }
             let findings = batch
             batch.removeAll(keepingCapacity: true)
@@ -272,7 +287,9 @@ public final class Reconciler: Sendable {
 
         let recordsRead = Tally()
         func run<Reader: AppRecordReader>(_ reader: Reader) throws {
-            let counting = CountingRecords(base: AppRecordIterator(reader, failure: failure), tally: recordsRead)
+            let counting = CountingRecords(
+                base: Stoppable(base: AppRecordIterator(reader, failure: failure), stop: stop, failure: failure),
+                tally: recordsRead)
             var merge = ReconcilerMerge(appRecords: counting, observedAccounts: observed, asOf: asOf, options: options)
             while let finding = merge.next() {
                 batch.append(finding)
@@ -283,19 +300,27 @@ public final class Reconciler: Sendable {
         // A record naming a provider carries the provider's own identifier, mapped to its account key; the
         // keys then no longer follow the source's order, so those sources go through the external sort too.
         let keys = app.recordKeys
-        switch source {
-        case .sqlite(let path, let query):
-            let reader = try SQLiteRecordReader(path: path, query: query, keys: keys)
-            if reader.namesProviders { try run(SortedRecordReader(reader)) } else { try run(reader) }
-        case .postgres(let url, let query):
-            let reader = try PostgresRecordReader(url: url, query: query, shownAs: source.description, keys: keys)
-            if reader.namesProviders { try run(SortedRecordReader(reader)) } else { try run(reader) }
-        case .jsonLines(let path):
-            try run(SortedRecordReader(try JSONLinesRecordReader(path: path, keys: keys)))
-        case .csv(let path):
-            try run(SortedRecordReader(try CSVRecordReader(path: path, keys: keys)))
+        func sorted<Reader: AppRecordReader>(_ reader: Reader) throws -> SortedRecordReader {
+            try SortedRecordReader(StoppableReader(source: reader, stop: stop))
         }
-        if let error = failure.error { throw error }
+        do {
+            switch source {
+            case .sqlite(let path, let query):
+                let reader = try SQLiteRecordReader(path: path, query: query, keys: keys, interrupt: stop.interrupt)
+                if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
+            case .postgres(let url, let query):
+                let reader = try PostgresRecordReader(url: url, query: query, shownAs: source.description, keys: keys)
+                if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
+            case .jsonLines(let path):
+                try run(sorted(try JSONLinesRecordReader(path: path, keys: keys)))
+            case .csv(let path):
+                try run(sorted(try CSVRecordReader(path: path, keys: keys)))
+            }
+        } catch  where stop.requested {
+            throw CancellationError()
+        }
+        // Stopped, a source's error is the interrupt's.
+        if let error = failure.error { throw stop.requested ? CancellationError() : error }
         try flush()
         result.recordsRead = recordsRead.value
         result.accountsRead = observedTally.value
@@ -321,6 +346,42 @@ public final class Reconciler: Sendable {
 /// A count shared with an iterator the merge owns (iterators are values the merge consumes).
 final class Tally {
     var value = 0
+}
+
+/// Asked for by ``Reconciler/run(app:asOf:)``'s task being cancelled (a stop), read by the merge's thread and
+/// by the progress handler of an SQLite records query.
+final class MergeStop: Sendable {
+    let interrupt = SQLiteInterrupt()
+    var requested: Bool { interrupt.raised }
+    func request() { interrupt.raise() }
+}
+
+/// A record source that ends with `CancellationError` once a stop is requested: what feeds the external sort,
+/// which reads its whole source before the merge sees a record.
+struct StoppableReader<Source: AppRecordReader>: AppRecordReader {
+    var source: Source
+    let stop: MergeStop
+
+    mutating func next() throws -> AppRecord? {
+        if stop.requested { throw CancellationError() }
+        return try source.next()
+    }
+}
+
+/// Ends its base once a stop is requested, as a failure of the merge (the run is marked failed), so a run
+/// stops within one record of either side rather than reading both to the end.
+struct Stoppable<Base: IteratorProtocol>: IteratorProtocol {
+    var base: Base
+    let stop: MergeStop
+    let failure: MergeFailure
+
+    mutating func next() -> Base.Element? {
+        guard !stop.requested else {
+            if failure.error == nil { failure.error = CancellationError() }
+            return nil
+        }
+        return base.next()
+    }
 }
 
 /// Counts the app records the merge pulled.

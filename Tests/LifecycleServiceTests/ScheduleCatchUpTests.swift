@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LifecycleCore
 import LifecycleStore
 import Testing
@@ -204,5 +205,40 @@ struct ScheduleCatchUpTests {
         let day = try await store.read { try $0.lastDailyReportDay(app: "shop") }
         await store.close()
         #expect(day == schedule.day)
+    }
+
+    @Test("SIGTERM during a long scheduled reconcile: serve stops within seconds, the run is marked failed, no report")
+    func stopDuringReconcile() async throws {
+        // The app's records: fifty million subjects from a query, minutes of reconcile.
+        let endless = """
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000000)
+            SELECT printf('%012d.endless.0001', x) AS sub FROM n
+            """
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await ServeFixture(
+            apps: [
+                ServeFixture.app(
+                    records: ["type": "sqlite", "path": "app.sqlite", "query": .string(endless)])
+            ],
+            extra: ["reconcile": ["dailyAt": "03:15", "timeZone": "Asia/Seoul"]],
+            clockOffsetSeconds: schedule.offset)
+        try fixture.createAppDatabase("app.sqlite", subjects: [])
+        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop"], in: fixture)
+        let process = try await fixture.start()
+        #expect(await eventually(timeout: .seconds(30)) { !fixture.logEvents("reconcile.started").isEmpty })
+        try await Task.sleep(for: .seconds(1))
+        #expect(fixture.logEvents("reconcile.finished").isEmpty, "still reconciling when the stop comes")
+        let stopped = ContinuousClock.now
+        process.kill(signal: SIGTERM)
+        let exited = await eventually(timeout: .seconds(60)) { !process.process.isRunning }
+        if !exited { process.kill(signal: SIGKILL) }
+        let took = ContinuousClock.now - stopped
+        #expect(await process.waitForExit() == 0)
+        #expect(took < .seconds(10), "the stop waited \(took) for the reconcile")
+        #expect(
+            fixture.logEvents("reconcile.failed").first?["error"]
+                == "stopped before it finished (the process is shutting down)",
+            "the run is recorded as failed, not left running")
+        #expect(fixture.logEvents("report.generated").isEmpty)
     }
 }

@@ -21,14 +21,17 @@ struct SQLiteRecordReader: AppRecordReader {
     /// True when the query returns a `provider` column: the keys do not come in order.
     var namesProviders: Bool { providerColumn != nil }
 
-    init(path: String, query: String, keys: AppRecordKeys = .appleOnly, busyTimeoutMilliseconds: Int32 = 5000)
-        throws(RecordSourceError)
-    {
+    /// With `interrupt`, a raised flag ends the query where it is, its sort before the first row included.
+    init(
+        path: String, query: String, keys: AppRecordKeys = .appleOnly, busyTimeoutMilliseconds: Int32 = 5000,
+        interrupt: SQLiteInterrupt? = nil
+    ) throws(RecordSourceError) {
         self.path = path
         self.keys = keys
         do {
             database = try ExternalSQLiteDatabase(
                 path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: true)
+            if let interrupt { database.stop(when: interrupt) }
             let trimmed = query.trimmingTrailingSemicolons
             let columns = try database.rows(trimmed).columns.map { $0.lowercased() }
             guard columns.contains("sub") else {
