@@ -309,7 +309,8 @@ public final class Reconciler: Sendable {
                 let reader = try SQLiteRecordReader(path: path, query: query, keys: keys, interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .postgres(let url, let query):
-                let reader = try PostgresRecordReader(url: url, query: query, shownAs: source.description, keys: keys)
+                let reader = try PostgresRecordReader(
+                    url: url, query: query, shownAs: source.description, keys: keys, interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .jsonLines(let path):
                 try run(sorted(try JSONLinesRecordReader(path: path, keys: keys)))
@@ -351,7 +352,7 @@ final class Tally {
 /// Asked for by ``Reconciler/run(app:asOf:)``'s task being cancelled (a stop), read by the merge's thread and
 /// by the progress handler of an SQLite records query.
 final class MergeStop: Sendable {
-    let interrupt = SQLiteInterrupt()
+    let interrupt = QueryInterrupt()
     var requested: Bool { interrupt.raised }
     func request() { interrupt.raise() }
 }

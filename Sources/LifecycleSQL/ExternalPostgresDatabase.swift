@@ -52,6 +52,10 @@ public final class ExternalPostgresDatabase {
 
     public func close() { connection.close() }
 
+    /// Sends the server a cancel request for the statement running when `interrupt` is raised (a stop while
+    /// a records query still sorts before its first row); the statement then fails with `57014`.
+    public func stop(when interrupt: QueryInterrupt) { connection.cancel(when: interrupt) }
+
     /// Runs `statements` in one transaction (all or nothing) with `parameters` bound by name; returns the total
     /// rows they changed.
     public func executeInTransaction(_ statements: [String], parameters: [String: String]) throws(Failure) -> Int {

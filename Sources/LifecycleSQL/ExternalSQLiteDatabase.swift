@@ -28,7 +28,7 @@ public final class ExternalSQLiteDatabase {
     /// Internal for the row cursor (`ExternalSQLiteDatabase+Rows.swift`).
     var handle: OpaquePointer?
     /// The flag the progress handler reads (``stop(when:)``), held as long as the connection.
-    var watched: SQLiteInterrupt?
+    var watched: QueryInterrupt?
 
     /// Opens an existing file read-write; with `create`, creates it when missing (fixtures and tools only: an
     /// erasure target must never create the database it is meant to erase from).

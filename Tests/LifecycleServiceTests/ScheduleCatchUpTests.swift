@@ -207,19 +207,41 @@ struct ScheduleCatchUpTests {
         #expect(day == schedule.day)
     }
 
-    @Test("SIGTERM during a long scheduled reconcile: serve stops within seconds, the run is marked failed, no report")
-    func stopDuringReconcile() async throws {
-        // The app's records: fifty million subjects from a query, minutes of reconcile.
-        let endless = """
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000000)
-            SELECT printf('%012d.endless.0001', x) AS sub FROM n
-            """
+    /// Records sources whose query sorts fifty million subjects before its first row: minutes of reconcile.
+    enum EndlessRecords: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+
+        var testDescription: String { rawValue }
+
+        static var available: [EndlessRecords] { HarnessStore.postgresServer == nil ? [.sqlite] : allCases }
+
+        func source() -> JSONValue {
+            switch self {
+            case .sqlite:
+                [
+                    "type": "sqlite", "path": "app.sqlite",
+                    "query": """
+                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000000)
+                    SELECT printf('%012d.endless.0001', x) AS sub FROM n
+                    """,
+                ]
+            case .postgres:
+                [
+                    "type": "postgres", "url": .string(HarnessStore.postgresServer ?? ""),
+                    "query":
+                        "SELECT lpad(g::text, 12, '0') || '.endless.0001' AS sub FROM generate_series(1, 50000000) g",
+                ]
+            }
+        }
+    }
+
+    @Test(
+        "SIGTERM during a long scheduled reconcile, its records query still sorting: serve stops within seconds, the run is marked failed, no report",
+        arguments: EndlessRecords.available)
+    func stopDuringReconcile(records: EndlessRecords) async throws {
         let schedule = Self.schedulePassed(by: 120)
         let fixture = try await ServeFixture(
-            apps: [
-                ServeFixture.app(
-                    records: ["type": "sqlite", "path": "app.sqlite", "query": .string(endless)])
-            ],
+            apps: [ServeFixture.app(records: records.source())],
             extra: ["reconcile": ["dailyAt": "03:15", "timeZone": "Asia/Seoul"]],
             clockOffsetSeconds: schedule.offset)
         try fixture.createAppDatabase("app.sqlite", subjects: [])
@@ -238,7 +260,7 @@ struct ScheduleCatchUpTests {
         #expect(
             fixture.logEvents("reconcile.failed").first?["error"]
                 == "stopped before it finished (the process is shutting down)",
-            "the run is recorded as failed, not left running")
+            "the run is recorded as failed, not left running: \(fixture.log.suffix(1500))")
         #expect(fixture.logEvents("report.generated").isEmpty)
     }
 }

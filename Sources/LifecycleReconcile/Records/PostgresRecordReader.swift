@@ -22,14 +22,16 @@ struct PostgresRecordReader: AppRecordReader {
     /// True when the query returns a `provider` column: the keys do not come in order.
     var namesProviders: Bool { columns.contains("provider") }
 
+    /// With `interrupt`, a raised flag cancels the query on the server, its sort before the first row included.
     init(
         url: String, query: String, shownAs source: String, keys: AppRecordKeys = .appleOnly,
-        connectTimeoutSeconds: Int = 5
+        connectTimeoutSeconds: Int = 5, interrupt: QueryInterrupt? = nil
     ) throws(RecordSourceError) {
         self.source = source
         self.keys = keys
         do {
             database = try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
+            if let interrupt { database.stop(when: interrupt) }
             let trimmed = query.trimmingTrailingSemicolons
             let available = try database.columns(of: trimmed).map { $0.lowercased() }
             guard available.contains("sub") else {

@@ -24,7 +24,7 @@ struct SQLiteRecordReader: AppRecordReader {
     /// With `interrupt`, a raised flag ends the query where it is, its sort before the first row included.
     init(
         path: String, query: String, keys: AppRecordKeys = .appleOnly, busyTimeoutMilliseconds: Int32 = 5000,
-        interrupt: SQLiteInterrupt? = nil
+        interrupt: QueryInterrupt? = nil
     ) throws(RecordSourceError) {
         self.path = path
         self.keys = keys

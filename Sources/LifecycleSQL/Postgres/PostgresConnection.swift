@@ -15,6 +15,8 @@ package final class PostgresConnection: @unchecked Sendable {
     /// SQL text to the name of its server-side prepared statement. Only constant SQL belongs here: values
     /// are always bound, never interpolated, so the cache stays small.
     private var statements: [String: String] = [:]
+    /// The cancel request ``cancel(when:)`` registered, forgotten and freed before the session closes.
+    private var cancelRegistration: (interrupt: QueryInterrupt, token: Int, request: CancelRequest)?
 
     /// Connects to `url` (a `postgres://` or `postgresql://` URI, https://www.postgresql.org/docs/15/libpq-connect.html
     /// §34.1.1). TLS, certificates and timeouts follow the URI's own parameters (`sslmode=verify-full` ...).
@@ -76,8 +78,32 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// A `PGcancel`, which libpq lets another thread use while the connection is busy
+    /// (https://www.postgresql.org/docs/15/libpq-cancel.html).
+    final class CancelRequest: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+        func send() {
+            var message = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(pointer, &message, Int32(message.count))
+        }
+    }
+
+    /// When `interrupt` is raised, the server is asked to cancel whatever this session runs then.
+    package func cancel(when interrupt: QueryInterrupt) {
+        guard let handle, cancelRegistration == nil, let pointer = PQgetCancel(handle) else { return }
+        let request = CancelRequest(pointer)
+        cancelRegistration = (interrupt, interrupt.whenRaised { request.send() }, request)
+    }
+
     /// Closes the session and forgets its prepared statements.
     package func close() {
+        if let registration = cancelRegistration {
+            registration.interrupt.forget(registration.token)
+            PQfreeCancel(registration.request.pointer)
+            cancelRegistration = nil
+        }
         statements.removeAll()
         if let handle { PQfinish(handle) }
         handle = nil
