@@ -258,8 +258,10 @@ public final class Reconciler: Sendable {
         var batch: [Finding] = []
 
         func flush() throws {
-            // Once stopped, either side may have ended early: what the merge made since is not kept.
+            // Once stopped, or once a source failed, either side may have ended early: what the merge made
+            // since is not kept.
             if stop.requested { throw CancellationError() }
+            if let error = failure.error { throw error }
             guard !batch.isEmpty else { return }
             let findings = batch
             batch.removeAll(keepingCapacity: true)

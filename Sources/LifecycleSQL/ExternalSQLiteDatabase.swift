@@ -102,8 +102,13 @@ public final class ExternalSQLiteDatabase {
     deinit { close() }
 
     public func close() {
-        if let handle { sqlite3_close_v2(handle) }
+        if let handle {
+            // A statement left open keeps the connection (close_v2 defers); it no longer reads the flag.
+            if watched != nil { sqlite3_progress_handler(handle, 0, nil, nil) }
+            sqlite3_close_v2(handle)
+        }
         handle = nil
+        watched = nil
     }
 
     /// Runs `statements` in one transaction (all or nothing) with `parameters` bound by name; returns the total

@@ -14,14 +14,15 @@ public final class QueryInterrupt: Sendable {
 
     public var raised: Bool { flag.load(ordering: .relaxed) }
 
-    /// Raises the flag and runs every registered action, under the lock ``forget(_:)`` takes, so an action
-    /// never runs once its owner has forgotten it.
+    /// Raises the flag and runs every action registered and not forgotten, each once. An action must not
+    /// block: it runs on the raising thread (serve's shutdown).
     public func raise() {
         flag.store(true, ordering: .relaxed)
-        actions.withLock { state in
-            for action in state.waiting.values { action() }
-            state.waiting.removeAll()
+        let waiting = actions.withLock { state in
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
         }
+        for action in waiting { action() }
     }
 
     /// Runs `action` when the flag is raised (at once when it already is); the token forgets it.

@@ -260,7 +260,11 @@ struct ScheduleCatchUpTests {
         #expect(
             fixture.logEvents("reconcile.failed").first?["error"]
                 == "stopped before it finished (the process is shutting down)",
-            "the run is recorded as failed, not left running: \(fixture.log.suffix(1500))")
+            "the run is logged as failed: \(fixture.log.suffix(1500))")
+        let store = try await SQLiteStore.open(path: fixture.directory.file("lifecycle.sqlite"))
+        let runs = try await store.read { try $0.reconcileRuns(limit: 5) }
+        await store.close()
+        #expect(runs.map(\.status) == [.failed], "recorded as failed in the store, not left running")
         #expect(fixture.logEvents("report.generated").isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 import Glibc
 
 /// One libpq connection with its prepared-statement cache.
@@ -78,15 +79,21 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// A `PGcancel`, which libpq lets another thread use while the connection is busy
-    /// (https://www.postgresql.org/docs/15/libpq-cancel.html).
+    /// A `PGcancel`: its own copy of what a cancel request needs, which libpq lets another thread use while
+    /// the session is busy, and after it closed (https://www.postgresql.org/docs/15/libpq-cancel.html). Freed
+    /// with the last reference, so a request still being sent keeps it.
     final class CancelRequest: @unchecked Sendable {
-        let pointer: OpaquePointer
+        private let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { PQfreeCancel(pointer) }
 
-        func send() {
-            var message = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(pointer, &message, Int32(message.count))
+        /// On a thread of its own: `PQcancel` opens a connection to the server and waits for its answer, which
+        /// must not hold up whoever raised the stop (serve's shutdown).
+        func sendInBackground() {
+            Thread { [self] in
+                var message = [CChar](repeating: 0, count: 256)
+                _ = PQcancel(pointer, &message, Int32(message.count))
+            }.start()
         }
     }
 
@@ -94,14 +101,13 @@ package final class PostgresConnection: @unchecked Sendable {
     package func cancel(when interrupt: QueryInterrupt) {
         guard let handle, cancelRegistration == nil, let pointer = PQgetCancel(handle) else { return }
         let request = CancelRequest(pointer)
-        cancelRegistration = (interrupt, interrupt.whenRaised { request.send() }, request)
+        cancelRegistration = (interrupt, interrupt.whenRaised { request.sendInBackground() }, request)
     }
 
     /// Closes the session and forgets its prepared statements.
     package func close() {
         if let registration = cancelRegistration {
             registration.interrupt.forget(registration.token)
-            PQfreeCancel(registration.request.pointer)
             cancelRegistration = nil
         }
         statements.removeAll()
