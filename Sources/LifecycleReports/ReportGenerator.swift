@@ -88,7 +88,9 @@ public struct ReportGenerator: Sendable {
     ) async throws -> ReportDataset {
         let spool = try ReportRowSpool.Builder(directories: spoolDirectories)
         let (inputs, facts) = try await collector.collect(app: app, period: period, generatedAt: now) { page in
-            try assembler.requests(page).map { request in
+            // A stop (serve's task cancelled) ends a large month's collect between pages.
+            try Task.checkCancellation()
+            return try assembler.requests(page).map { request in
                 try spool.append(request.row)
                 return request.facts
             }

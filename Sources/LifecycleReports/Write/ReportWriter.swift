@@ -179,6 +179,9 @@ public struct ReportWriter: Sendable {
         }
         // A row the spool could not read back was rendered as a stand-in: none of the files is kept.
         try renderedDataset.subjects.checkRead()
+        // The last point a stop (the calling task cancelled: serve stopping) ends the write: the sinks remove
+        // their temporary files, as for any failure before the line.
+        try Task.checkCancellation()
         // The temporary files' entries, and a year directory made for them, are durable before the line naming
         // the files is, and the renames before the log's leaves are.
         try Self.syncDirectories(holding: sinks.map(\.path), also: appDirectory)

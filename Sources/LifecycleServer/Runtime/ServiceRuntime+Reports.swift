@@ -70,7 +70,8 @@ extension ServiceRuntime {
     ///
     /// With `since` (the scheduled occurrence), an app whose newest manifest line was generated at or after it
     /// is recorded without a second report: a crash (or a stop) came between its write and its record.
-    /// A stop ends the loop between two apps.
+    /// A stop ends the loop between two apps, and inside one app's report anywhere before its manifest line
+    /// (``ReportWriter/write(_:)``), leaving nothing behind.
     func writeDailyReports(day: String, since occurrence: Instant? = nil) async {
         let (context, instance) = (self.context, instanceID)
         do {
@@ -120,6 +121,10 @@ extension ServiceRuntime {
                         ("lock", .string(Self.dailyReportLock)),
                     ])
             }
+        } catch is CancellationError {
+            context.log.info(
+                "report.stopped",
+                [("day", .string(day)), ("reason", "serve is stopping; the next start's catch-up writes what is left")])
         } catch {
             context.log.log(
                 .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
