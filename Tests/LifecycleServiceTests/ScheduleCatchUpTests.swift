@@ -250,12 +250,8 @@ struct ScheduleCatchUpTests {
         #expect(await eventually(timeout: .seconds(30)) { !fixture.logEvents("reconcile.started").isEmpty })
         try await Task.sleep(for: .seconds(1))
         #expect(fixture.logEvents("reconcile.finished").isEmpty, "still reconciling when the stop comes")
-        let stopped = ContinuousClock.now
-        process.kill(signal: SIGTERM)
-        let exited = await eventually(timeout: .seconds(60)) { !process.process.isRunning }
-        if !exited { process.kill(signal: SIGKILL) }
-        let took = ContinuousClock.now - stopped
-        #expect(await process.waitForExit() == 0)
+        let (status, took) = await process.terminate()
+        #expect(status == 0)
         #expect(took < .seconds(10), "the stop waited \(took) for the reconcile")
         #expect(
             fixture.logEvents("reconcile.failed").first?["error"]

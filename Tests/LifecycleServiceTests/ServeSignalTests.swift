@@ -49,12 +49,8 @@ extension ServeSignalTests {
         let fixture = try await ServeFixture(apps: [.object(app)])
         let process = try await fixture.start()
         #expect(await eventually(timeout: .seconds(30)) { silent.accepted > 0 }, "the provider's fetch began")
-        let started = ContinuousClock.now
-        process.kill(signal: SIGTERM)
-        let exited = await eventually(timeout: .seconds(60)) { !process.process.isRunning }
-        if !exited { process.kill(signal: SIGKILL) }
-        let took = ContinuousClock.now - started
-        #expect(await process.waitForExit() == 0)
+        let (status, took) = await process.terminate()
+        #expect(status == 0)
         #expect(took < .seconds(10), "the stop waited \(took) for a fetch that times out after 30 s")
     }
 }

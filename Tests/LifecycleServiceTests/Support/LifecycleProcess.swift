@@ -130,5 +130,14 @@ struct LifecycleProcess {
         await exit.wait()
     }
 
+    /// SIGTERM, as systemd stops the service: its exit status and how long it took, SIGKILL after `limit`.
+    func terminate(within limit: Duration = .seconds(60)) async -> (status: Int32, took: Duration) {
+        let started = ContinuousClock.now
+        kill(signal: SIGTERM)
+        if await !eventually(timeout: limit, { !self.process.isRunning }) { kill(signal: SIGKILL) }
+        let status = await waitForExit()
+        return (status, ContinuousClock.now - started)
+    }
+
     enum ProcessError: Error { case notReady }
 }
