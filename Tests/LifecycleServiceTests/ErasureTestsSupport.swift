@@ -33,7 +33,7 @@ struct ErasureScenario {
     init(
         policy: String = "default", databaseName: String = "app.sqlite", createDatabase: Bool = true,
         statements: [JSONValue] = ErasureScenario.defaultStatements, verify: JSONValue = ErasureScenario.defaultVerify,
-        maxAttempts: Int64 = 3, runInServe: Bool = false, store: HarnessStore = .sqlite
+        maxAttempts: Int64 = 3, runInServe: Bool = false, store: HarnessStore = .sqlite, adminToken: String? = nil
     ) throws {
         var categories: JSONObject = [:]
         for category in DataCategory.allCases { categories[category.canonicalName] = ["app-db", "self"] }
@@ -56,7 +56,7 @@ struct ErasureScenario {
                     "pollMilliseconds": runInServe ? 50 : 3_600_000, "leaseSeconds": 30,
                     "runInServe": .bool(runInServe),
                 ],
-            ], store: store)
+            ], adminToken: adminToken, store: store)
         try FileManager.default.copyItem(atPath: Self.shippedPolicies, toPath: harness.directory.file("policies"))
         appDatabase = harness.directory.file(databaseName)
         if createDatabase { try Self.createAppDatabase(at: appDatabase) }

@@ -13,13 +13,18 @@ struct JobsCommand: LifecycleCommand {
             "jobs", action: "list",
             options: [
                 .value("--status", "STATUS"), .value("--app", "ID"), .value("--sub", "SUB"), .value("--limit", "N"),
-                .json, .config, .logLevel,
+                .json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel,
             ]),
         CommandSyntax("jobs", action: "run", options: [.flag("--once"), .config, .logLevel]),
-        CommandSyntax("jobs", action: "retry", positionals: "ID", count: 1...1, options: [.config, .logLevel]),
+        CommandSyntax(
+            "jobs", action: "retry", positionals: "ID", count: 1...1,
+            options: [.config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel]),
         CommandSyntax(
             "jobs", action: "complete", positionals: "ID TARGET", count: 2...2,
-            options: [.value("--outcome", "erased|unverifiable|failed"), .config, .logLevel]),
+            options: [
+                .value("--outcome", "erased|unverifiable|failed"), .config, .value("--url", "URL"),
+                .value("--token-file", "FILE"), .logLevel,
+            ]),
     ]
     static let details = """
         list      jobs oldest first with their steps (status, attempts, evidence, last error code); accounts
@@ -31,6 +36,12 @@ struct JobsCommand: LifecycleCommand {
         retry     sends a job's failed and unverified steps back to pending with the full retry schedule.
         complete  records the callback of a target that answered 202 (what POST
                   /v1/jobs/{id}/steps/{target}/complete does), default outcome erased.
+
+        --url URL           list, retry and complete through a running service's admin listener instead of
+                            the store (GET /v1/jobs and its routes), e.g. http://127.0.0.1:8081; run works
+                            on the store only
+        --token-file FILE   admin bearer token for --url (default: $LIFECYCLE_ADMIN_TOKEN, else the
+                            configuration's admin.tokenFile)
 
         exit status: 0 done, 1 nothing to retry/complete, 2 could not run
         """
@@ -44,8 +55,11 @@ struct JobsCommand: LifecycleCommand {
         let json = arguments.flag("--json")
         let once = arguments.flag("--once")
         let outcomeText = try arguments.option("--outcome")
+        let url = try arguments.option("--url")
+        let tokenFile = try arguments.option("--token-file")
         let words = try arguments.positionals(max: 3)
         let action = words.first ?? ""
+        if tokenFile != nil && url == nil { throw UsageError("--token-file goes with --url") }
         var status: ErasureJobStatus?
         if let statusText {
             guard let parsed = ErasureJobStatus(rawValue: statusText) else {
@@ -60,6 +74,13 @@ struct JobsCommand: LifecycleCommand {
                 throw UsageError("\(action) needs a job ID")
             }
             return id
+        }
+        if let url {
+            let client = try AdminAPIClient(
+                url: url, token: try AdminAPIClient.token(file: tokenFile, configFile: configFile, io: io))
+            return try await remote(
+                action, words: words, jobID: jobID, filter: (status, app, subject), limit: limit, json: json,
+                outcomeText: outcomeText, client: client, io: io)
         }
         let configuration = try ServiceConfiguration.load(file: configFile, environment: io.environment)
         let context = try await ServiceContext.open(configuration: configuration, io: io)
@@ -156,17 +177,70 @@ struct JobsCommand: LifecycleCommand {
     }
 
     static func describe(_ stored: StoredErasureJob, pseudonym: String) -> String {
-        let plan = stored.job.plan
-        let steps = stored.job.steps.map { step in
-            var text = "\(step.target):\(step.status.canonicalName)/\(step.attempts)"
-            if let code = step.evidence.errorCode { text += "(\(code))" }
+        describe(document: stored.document(pseudonym: pseudonym))
+    }
+
+    /// One job as a line, from the admin API's document of it: the same line on the store and with `--url`.
+    static func describe(document job: JSONValue) -> String {
+        func text(_ name: String) -> String { job[name]?.stringValue ?? "-" }
+        let steps = (job["steps"]?.arrayValue ?? []).map { step in
+            var text = "\(step["target"]?.stringValue ?? "-"):\(step["status"]?.stringValue ?? "-")"
+            text += "/\(step["attempts"]?.integerValue ?? 0)"
+            if let code = step["error_code"]?.stringValue { text += "(\(code))" }
             return text
         }
         var line =
-            "\(stored.id) \(stored.status.rawValue) app=\(stored.app) account=\(pseudonym) "
-            + "trigger=\(plan.trigger.canonicalName) origin=\(plan.origin.path) policy=\(plan.policyReference) "
-            + "not-before=\(plan.notBefore.iso8601) deadline=\(plan.deadline.iso8601) steps=\(steps.joined(separator: ","))"
-        if let reason = stored.cancelReason { line += " cancelled=\"\(reason)\"" }
+            "\(job["id"]?.integerValue ?? 0) \(text("status")) app=\(text("app")) account=\(text("account")) "
+            + "trigger=\(text("trigger")) origin=\(text("origin")) policy=\(text("policy")) "
+            + "not-before=\(text("not_before")) deadline=\(text("deadline")) steps=\(steps.joined(separator: ","))"
+        if let reason = job["cancel_reason"]?.stringValue { line += " cancelled=\"\(reason)\"" }
         return line
+    }
+
+    /// `list`, `retry` and `complete` through the admin API (`--url`).
+    private static func remote(
+        _ action: String, words: [String], jobID: () throws(UsageError) -> Int64,
+        filter: (status: ErasureJobStatus?, app: String?, subject: String?), limit: Int, json: Bool,
+        outcomeText: String?, client: AdminAPIClient, io: CommandIO
+    ) async throws -> Int32 {
+        let result: Result<JSONValue, AdminError>
+        switch action {
+        case "list":
+            var query = ["limit=\(limit)"]
+            if let status = filter.status { query.append("status=\(status.canonicalName)") }
+            if let app = filter.app { query.append("app=\(PercentDecoding.encode(app))") }
+            if let subject = filter.subject { query.append("sub=\(PercentDecoding.encode(subject))") }
+            result = try await client.send("GET", "/v1/jobs?" + query.joined(separator: "&"), body: [])
+        case "retry":
+            result = try await client.send("POST", "/v1/jobs/\(try jobID())/retry", body: [])
+        case "complete":
+            let id = try jobID()
+            guard words.count == 3 else { throw UsageError("complete needs a job ID and a target") }
+            if let outcomeText, ErasureJobRunner.CallbackOutcome(rawValue: outcomeText) == nil {
+                throw UsageError("--outcome must be erased, unverifiable or failed")
+            }
+            let body = JSONValue.object(["outcome": .string(outcomeText ?? "erased")]).serializedBytes()
+            result = try await client.send(
+                "POST", "/v1/jobs/\(id)/steps/\(PercentDecoding.encode(words[2]))/complete", body: body)
+        case "run":
+            throw UsageError("run works on the store: leave out --url")
+        default:
+            throw UsageError("unknown action '\(action)'; use list, run, retry or complete")
+        }
+        switch result {
+        case .success(let document):
+            if json {
+                io.print(document.serialized(pretty: true))
+            } else if action == "list" {
+                for job in document["jobs"]?.arrayValue ?? [] { io.print(describe(document: job)) }
+            } else {
+                let what = action == "retry" ? "failed and unverified steps sent back to pending" : "step recorded"
+                io.print("job \(document["id"]?.integerValue ?? 0): \(what); " + describe(document: document))
+            }
+            return ExitStatus.success
+        case .failure(let error):
+            io.printError("lifecycle jobs \(action): \(error.code): \(error.detail)")
+            return [404, 409].contains(error.status) ? ExitStatus.negative : ExitStatus.failure
+        }
     }
 }
