@@ -40,7 +40,11 @@ public struct ProviderSubject: Hashable, Sendable {
 
     /// Reads a key back; nil for an Apple `sub` or anything not written by ``accountKey``.
     public init?(accountKey: String) {
-        let parts = accountKey.split(separator: ":", omittingEmptySubsequences: false).map { Self.unescaped($0) }
+        // Split by scalar, not by Character: a part that begins with a combining mark would otherwise join
+        // the `:` before it into one Character and hide the separator.
+        let parts = accountKey.unicodeScalars.split(separator: ":", omittingEmptySubsequences: false).map {
+            Self.unescaped(Substring($0))
+        }
         guard parts.count >= 2, let provider = parts[0], var format = parts[1], !provider.isEmpty else { return nil }
         var generation = 1
         if let mark = format.firstIndex(of: "#") {
