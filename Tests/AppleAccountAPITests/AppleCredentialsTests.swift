@@ -78,6 +78,8 @@ struct AppleCredentialsTests {
             "http://appleid.apple.com", "appleid.apple.com", "https://", "https://:443", "https://host:0",
             "https://host:65536", "https://host:44a", "https://host/a?b=c", "https://host/#x",
             "https://user@host", "https://a:1:2", "https://[::1", "https://host//x", "https://ho st",
+            // Found by fuzzing: the host `[Z` printed back as a URL that does not parse.
+            "https://[[Z]:118", "https://ho[st", "https://host]",
             // A control or non-ASCII byte in the path would split or change the request line.
             "https://host/x\r\nHost: evil", "https://host/a\tb", "https://host/é",
         ])

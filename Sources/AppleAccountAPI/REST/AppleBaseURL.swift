@@ -58,8 +58,11 @@ public struct AppleBaseURL: Hashable, Sendable, CustomStringConvertible {
             host = parts[0]
             if parts.count == 2 { portText = parts[1] }
         }
+        // No bracket inside a host: `[[x]` would read as the host `[x`, which prints back as another URL.
         guard !host.isEmpty,
-            host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
+            host.utf8.allSatisfy({
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "[") && $0 != UInt8(ascii: "]")
+            })
         else { return failure("has no valid host") }
         var port = 443
         if let portText {
