@@ -15,6 +15,21 @@ extension String {
         return result
     }
 
+    /// Outside input as an error quotes it: ``escapingControlCharacters``, cut at a scalar boundary to at most
+    /// `maxBytes` UTF-8 bytes with `…` and the whole length, so a hostile value cannot make the line unbounded.
+    public func quotedForError(maxBytes: Int = 200) -> String {
+        let escaped = escapingControlCharacters
+        guard escaped.utf8.count > maxBytes else { return escaped }
+        var result = ""
+        var bytes = 0
+        for scalar in escaped.unicodeScalars {
+            bytes += String(scalar).utf8.count
+            if bytes > maxBytes { break }
+            result.unicodeScalars.append(scalar)
+        }
+        return result + "… (\(utf8.count) bytes)"
+    }
+
     /// An error as one line (``escapingControlCharacters``): as a command prints it and a log field holds it.
     public init(oneLine error: any Error) {
         self = String(describing: error).escapingControlCharacters

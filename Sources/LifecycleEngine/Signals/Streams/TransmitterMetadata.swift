@@ -23,7 +23,7 @@ public struct TransmitterMetadata: Sendable, Hashable {
         }
         guard issuer == expectedIssuer else {
             throw StreamManagementError(
-                "\(url): the discovery document's issuer \(issuer.escapingControlCharacters) is not the configured "
+                "\(url): the discovery document's issuer \(issuer.quotedForError()) is not the configured "
                     + "issuer \(expectedIssuer); fix signals[].issuer or stream.discovery")
         }
         func endpoint(_ name: String) throws(StreamManagementError) -> String? {
