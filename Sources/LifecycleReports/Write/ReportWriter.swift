@@ -305,3 +305,17 @@ public struct ReportWriter: Sendable {
         }
     }
 }
+
+extension ReportWriter {
+    /// When the app's newest report under `directory` was generated: its manifest's last line that parses, nil
+    /// without one. A read without the manifest lock, for `serve`'s daily schedule.
+    public static func newestReport(app: String, in directory: String) -> Instant? {
+        let path = directory + "/" + app + "/" + ReportManifestLine.fileName
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let bytes = [UInt8](data)
+        for line in bytes.split(separator: UInt8(ascii: "\n")).reversed() {
+            if let parsed = ReportManifestLine(parsing: line) { return parsed.generatedAt }
+        }
+        return nil
+    }
+}

@@ -88,7 +88,8 @@ extension ServiceRuntime {
                         continue
                     }
                     let record = DailyReportRecord(day: day, app: appID, instance: instance, writtenAt: now)
-                    if let occurrence, let last = Self.newestReport(app: appID, in: configuration.reports.directory),
+                    if let occurrence,
+                        let last = ReportWriter.newestReport(app: appID, in: configuration.reports.directory),
                         last >= occurrence
                     {
                         _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
@@ -129,17 +130,6 @@ extension ServiceRuntime {
             context.log.log(
                 .error, "report.failed", [("day", .string(day)), ("error", .string(String(describing: error)))])
         }
-    }
-
-    /// When the app's newest report was generated: its manifest's last line that parses, nil without one.
-    static func newestReport(app: String, in directory: String) -> Instant? {
-        let path = directory + "/" + app + "/" + ReportManifestLine.fileName
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let bytes = [UInt8](data)
-        for line in bytes.split(separator: UInt8(ascii: "\n")).reversed() {
-            if let parsed = ReportManifestLine(parsing: line) { return parsed.generatedAt }
-        }
-        return nil
     }
 
     /// The name of the exclusive lock the daily reports are generated under.
