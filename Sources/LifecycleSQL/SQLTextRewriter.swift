@@ -55,11 +55,13 @@ package struct SQLTextRewriter {
     /// PostgreSQL's escape string `E'…'` (https://www.postgresql.org/docs/15/sql-syntax-lexical.html
     /// #SQL-SYNTAX-STRINGS-ESCAPE): the quote follows an `E` or `e` that is not the end of a longer name, and
     /// inside it a backslash escapes the next byte, so `E'it\'s'` is one literal.
+    ///
+    /// This and the dollar quote's opening look at what has been *written*, the text the database will read:
+    /// a rule may have replaced the bytes before (`:E'…'` is a parameter and a plain literal), and reading the
+    /// output again must find the same literals.
     private func startsEscapeString() -> Bool {
-        guard index >= 1, bytes[index - 1] == UInt8(ascii: "E") || bytes[index - 1] == UInt8(ascii: "e") else {
-            return false
-        }
-        return index < 2 || !Self.isNamePart(bytes[index - 2])
+        guard let last = output.last, last == UInt8(ascii: "E") || last == UInt8(ascii: "e") else { return false }
+        return output.count < 2 || !Self.continuesIdentifier(output[output.count - 2])
     }
 
     /// Copies the rest of an escape string through its closing quote (or to the end).
@@ -77,8 +79,10 @@ package struct SQLTextRewriter {
         }
     }
 
-    /// `$tag$ … $tag$` (the tag possibly empty, never starting with a digit: `$1` is a parameter).
+    /// `$tag$ … $tag$` (the tag possibly empty, never starting with a digit: `$1` is a parameter). A `$` that
+    /// continues an identifier (`note$$`) opens nothing: PostgreSQL reads it as part of the name.
     private mutating func copyDollarQuoted() -> Bool {
+        guard output.last.map(Self.continuesIdentifier) != true else { return false }
         var end = index + 1
         while end < bytes.count, Self.isNamePart(bytes[end]) { end += 1 }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "$"), index + 1 == end || Self.isNameStart(bytes[index + 1])
@@ -116,4 +120,10 @@ package struct SQLTextRewriter {
     }
 
     package static func isNamePart(_ byte: UInt8) -> Bool { isNameStart(byte) || isDigit(byte) }
+
+    /// Whether PostgreSQL reads `byte` after a name as more of the same token: letters, digits, `_`, `$` and
+    /// every non-ASCII byte (https://www.postgresql.org/docs/15/sql-syntax-lexical.html#SQL-SYNTAX-IDENTIFIERS).
+    package static func continuesIdentifier(_ byte: UInt8) -> Bool {
+        isNamePart(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
+    }
 }

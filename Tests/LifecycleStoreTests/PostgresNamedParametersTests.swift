@@ -30,11 +30,33 @@ struct PostgresNamedParametersTests {
             ("SELECT E'it\\'s :sub' WHERE s = :sub", "SELECT E'it\\'s :sub' WHERE s = $1", ["sub"]),
             // `note'…'` is not an escape string (the E ends a longer name): the quote opens a plain literal.
             ("SELECT note'\\', :sub", "SELECT note'\\', $1", ["sub"]),
+            // PostgreSQL lets `$` continue an identifier, so `note$$` is a name, not a dollar quote opening.
+            ("SELECT note$$ :sub, $$:x$$", "SELECT note$$ $1, $$:x$$", ["sub"]),
+            // A parameter is its own token: `a$1` or `$$1` would read as an identifier or a dollar quote.
+            ("SELECT a:sub, $:app, 1:sub", "SELECT a $1, $ $2, 1 $1", ["sub", "app"]),
+            ("SELECT :E'\\', :sub", "SELECT $1'\\', $2", ["E", "sub"]),
         ])
     func rewrites(sql: String, expected: String, names: [String]) {
         let named = PostgresNamedParameters(sql)
         #expect(named.sql == expected)
         #expect(named.names == names)
+    }
+
+    @Test(
+        "rewriting a rewritten statement changes nothing: no name is left, none is made",
+        arguments: [
+            "SELECT a FROM t WHERE b = :sub",
+            "SELECT x $:sub, y$$ :app $$ :z",
+            // `:E` is a name, so the quote after it opens a plain literal, in which a backslash escapes nothing.
+            "UPDATE t SET note = e:E'\\', x = :sub",
+            // Found by the sql-parameters fuzz target: `$:tin` became `$$2`, which read again as a dollar quote.
+            "SELEC:iSELECatECa $:tin\u{FFFD}e$$ :in\u{FFFD}e$=E'ina",
+        ])
+    func idempotent(sql: String) {
+        let once = PostgresNamedParameters(sql)
+        let twice = PostgresNamedParameters(once.sql)
+        #expect(twice.sql == once.sql)
+        #expect(twice.names.isEmpty)
     }
 
     @Test("a name without a value is refused before anything runs, and the message names it without any value")

@@ -4,6 +4,8 @@
 ///
 /// A name is `:` then a letter or `_`, then letters, digits or `_`. Not a name: `::` casts, and anything
 /// inside a string literal (`'…'`, `E'…'`), a quoted identifier (`"…"`), a dollar-quoted string or a comment.
+/// A number that would join the token before it (`a:sub`, `$:sub`) is set apart by a space, so rewriting the
+/// output again changes nothing.
 package struct PostgresNamedParameters: Sendable, Hashable {
     /// The statement with `$1`, `$2`, … in place of the names.
     package var sql: String
@@ -31,6 +33,10 @@ package struct PostgresNamedParameters: Sendable, Hashable {
             } else {
                 names.append(name)
                 number = names.count
+            }
+            // The parameter stays a token of its own: after `a` or `$`, `$1` would read as `a$1` or `$$`.
+            if let last = rewriter.output.last, SQLTextRewriter.continuesIdentifier(last) {
+                rewriter.output.append(UInt8(ascii: " "))
             }
             rewriter.output.append(contentsOf: Array("$\(number)".utf8))
             rewriter.index = end
