@@ -154,7 +154,7 @@ test-deps:
 	  { $$SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
 	    systemd; } || echo "systemd could not be installed; systemd-analyze verify of the units will be skipped"; }
 
-## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks) in
+## Test-only tools from PyPI (Tests/OutsideClients/requirements.txt: schemathesis, standardwebhooks, cryptography) in
 ## .build/test-venv; their tests are skipped, saying why, when PyPI cannot be reached.
 test-venv:
 	@scripts/test-venv.sh
