@@ -18,16 +18,21 @@ extension String {
     /// Outside input as an error quotes it: ``escapingControlCharacters``, cut at a scalar boundary to at most
     /// `maxBytes` UTF-8 bytes with `…` and the whole length, so a hostile value cannot make the line unbounded.
     public func quotedForError(maxBytes: Int = 200) -> String {
-        let escaped = escapingControlCharacters
-        guard escaped.utf8.count > maxBytes else { return escaped }
+        escapingControlCharacters.cut(maxBytes: maxBytes, counting: utf8.count)
+    }
+
+    /// The text cut at a scalar boundary to at most `maxBytes` UTF-8 bytes, with `…` and the whole length
+    /// (`counting`, this text's own by default) when it was longer; unchanged otherwise.
+    public func cut(maxBytes: Int, counting total: Int? = nil) -> String {
+        guard utf8.count > maxBytes else { return self }
         var result = ""
         var bytes = 0
-        for scalar in escaped.unicodeScalars {
-            bytes += String(scalar).utf8.count
+        for scalar in unicodeScalars {
+            bytes += UTF8.width(scalar)
             if bytes > maxBytes { break }
             result.unicodeScalars.append(scalar)
         }
-        return result + "… (\(utf8.count) bytes)"
+        return result + "… (\(total ?? utf8.count) bytes)"
     }
 
     /// An error as one line (``escapingControlCharacters``): as a command prints it and a log field holds it.

@@ -18,4 +18,19 @@ struct QuotedForErrorTests {
     func shortValue() {
         #expect("https://idp.example/\r".quotedForError() == "https://idp.example/\\u{D}")
     }
+
+    @Test("one grapheme of 100,000 combining marks is cut by bytes, not kept whole as one Character")
+    func combiningMarks() {
+        let value = "a" + String(repeating: "\u{0301}", count: 100_000)
+        #expect(value.count == 1)
+        let quoted = value.quotedForError(maxBytes: 64)
+        #expect(quoted.utf8.count <= 64 + "… (200001 bytes)".utf8.count)
+        #expect(quoted.hasSuffix("… (200001 bytes)"))
+    }
+
+    @Test("cut keeps a text within the bound as it is, control characters too")
+    func cutWithinBound() {
+        #expect("a\nb".cut(maxBytes: 3) == "a\nb")
+        #expect("abcd".cut(maxBytes: 3) == "abc… (4 bytes)")
+    }
 }

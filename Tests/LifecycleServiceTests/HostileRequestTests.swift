@@ -111,6 +111,8 @@ struct HostileRequestTests {
             ("{\"rowsAffected\":9223372036854775808}", 422), ("{\"rowsAffected\":1e400}", 422),
             ("{\"rowsAffected\":-0}", 404), ("{\"rowsAffected\":158.0}", 404), ("{\"rowsAffected\":158.5}", 422),
             (deep, 422), ("{\"outcome\":\"\(mebibyte)\"}", nil),
+            // A member name the route does not take is named in the refusal: bounded, and on one line.
+            ("{\"\(String(mebibyte.prefix(60_000)))\u{2028}\":1}", 422),
         ] {
             probes.append(
                 Probe(name: "complete \(body.prefix(40))", method: "POST", target: complete, body: body, status: status)
@@ -142,6 +144,11 @@ struct HostileRequestTests {
             let response = try await admin.send(
                 HTTPClientRequest(
                     method: probe.method, target: probe.target, headers: headers, body: Array(probe.body.utf8)))
+            // A refusal names what it refused, never the whole of it: no answer grows with the request.
+            #expect(response.body.count <= 2048, "\(probe.name): an answer of \(response.body.count) bytes")
+            #expect(
+                !String(decoding: response.body, as: UTF8.self).unicodeScalars.contains("\u{2028}"),
+                "\(probe.name): a raw line separator in the answer")
             if let status = probe.status {
                 #expect(
                     response.status == status,

@@ -52,4 +52,48 @@ struct SecurityEventDiscoveryTests {
         #expect(JSONValue.parseIfValid(ready.body)?["signalKeys"]?["shop/idp"] == "none loaded")
         await fake.stop()
     }
+
+    /// 100,000 combining marks on one letter, a line separator, a space: what a hostile transmitter says.
+    static let hostileText = "a" + String(repeating: "\u{0301}", count: 100_000) + "\u{2028}forged line "
+
+    @Test(
+        "a transmitter's hostile documents reach the 503 and the log quoted, bounded and on one line",
+        arguments: ["jwks_uri", "err"])
+    func hostileDocumentsAreBounded(member: String) async throws {
+        let fake = try FakeTransmitter()
+        switch member {
+        case "jwks_uri":
+            // A jwks_uri that is not a URL the service will fetch: the refusal used to quote it whole.
+            fake.answer(
+                "/hostile/.well-known/ssf-configuration",
+                body: [
+                    "spec_version": "1_0", "issuer": .string(fake.issuer),
+                    "jwks_uri": .string(fake.baseURL + "/" + Self.hostileText),
+                ])
+        default:
+            // An error answer whose code is one grapheme of 200 KB: cut by Characters, it stayed whole.
+            fake.answer(
+                "/hostile/.well-known/ssf-configuration", status: .internalServerError,
+                body: ["err": .string(Self.hostileText)])
+        }
+        let fixture = try await Self.start(fake, discovery: fake.baseURL + "/hostile/.well-known/ssf-configuration")
+        let set = fake.set(
+            event: Endpoint.risc + "account-purged",
+            subject: FakeTransmitter.issSub("user-hostile", issuer: fake.issuer),
+            audience: .string(Endpoint.audience))
+        let pushed = try await fake.push(set, to: fixture.publicClient(), path: Endpoint.path)
+        #expect(pushed.status == 503, "\(pushed)")
+        let description = pushed.json?["description"]?.stringValue ?? ""
+        #expect(description.utf8.count <= 1200, "503 description of \(description.utf8.count) bytes")
+        #expect(!description.unicodeScalars.contains("\u{2028}"))
+        #expect(await fixture.stop() == [0])
+
+        let lines = fixture.log.split(separator: "\n")
+        let failures = lines.filter { $0.contains("signal.keys_load_failed") }
+        #expect(!failures.isEmpty, "no signal.keys_load_failed line:\n\(fixture.log.prefix(4000))")
+        let longest = lines.map(\.utf8.count).max() ?? 0
+        #expect(longest <= 8192, "a log line of \(longest) bytes")
+        #expect(!fixture.log.unicodeScalars.contains("\u{2028}"), "a raw line separator reached the log")
+        await fake.stop()
+    }
 }

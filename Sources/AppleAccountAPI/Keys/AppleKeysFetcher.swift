@@ -1,4 +1,5 @@
 import AppleNotifications
+import LifecycleCore
 
 /// Fetches a JWKS over the service's own HTTP client (TLS 1.2+, peer verified against the system store or a
 /// trusted CA file): Apple's `GET /auth/keys` next to the REST calls, or any `https://` key set URL
@@ -37,7 +38,8 @@ public struct AppleKeysFetcher: JWKSFetcher {
     }
 
     public func fetch() async throws(JWKSError) -> [UInt8] {
-        let url = configuration.baseURL.description + path
+        // A discovered `jwks_uri` is the transmitter's text: quoted bounded.
+        let url = (configuration.baseURL.description + path).quotedForError(maxBytes: 300)
         switch await AppleHTTPTransport(configuration: configuration).get(path: path) {
         case .success(let response):
             guard response.status == 200 else {

@@ -52,9 +52,24 @@ public final class EventLog: Sendable {
         if let app { members["app"] = .string(app) }
         if let subject { members["subject"] = .string(pseudonymizer.pseudonym(app: app ?? "", subject: subject)) }
         if let reason { members["reason"] = .string(reason.rawValue) }
-        for (key, value) in fields { members[key] = value }
+        for (key, value) in fields { members[key] = Self.bounded(value) }
         let line = JSONValue.object(members).serialized()
         lock.withLock { _ in sink(line) }
+    }
+
+    /// The most a string field takes of a line, in UTF-8 bytes.
+    public static let maximumFieldBytes = 2048
+
+    /// A field as the line holds it: every string one line (``Swift/String/escapingControlCharacters``, which
+    /// also covers DEL, C1 and U+2028/2029 that JSON leaves raw) and at most ``maximumFieldBytes``, since some
+    /// quote what a transmitter, a key server or a request said.
+    static func bounded(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): .string(text.quotedForError(maxBytes: maximumFieldBytes))
+        case .array(let items): .array(items.map(bounded))
+        case .object(let object): .object(JSONObject(members: object.members.map { ($0.key, bounded($0.value)) }))
+        default: value
+        }
     }
 
     /// Writes lines of `level` and above from now on.

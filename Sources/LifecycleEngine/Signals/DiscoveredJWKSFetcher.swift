@@ -26,7 +26,8 @@ struct DiscoveredJWKSFetcher: JWKSFetcher {
         }
         switch source.makeFetcher(limits: limits) {
         case .success(let fetcher): return try await fetcher.fetch()
-        case .failure(let error): throw JWKSError(.fetchFailed, "discovery: jwks_uri \(uri): \(error.description)")
+        // The refusal quotes the URI, bounded; it is the transmitter's and not repeated whole.
+        case .failure(let error): throw JWKSError(.fetchFailed, "discovery: jwks_uri: \(error.description)")
         }
     }
 }

@@ -10,11 +10,15 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: AdminErrorCode
     public var detail: String
 
+    /// `detail` is kept to one line of at most ``maximumDetailBytes``: some quote the request (a path's app
+    /// id, a body's unknown member name).
     public init(status: Int, code: AdminErrorCode, _ detail: String) {
         self.status = status
         self.code = code
-        self.detail = detail
+        self.detail = detail.quotedForError(maxBytes: Self.maximumDetailBytes)
     }
+
+    public static let maximumDetailBytes = 512
 
     public var description: String { "\(code.rawValue): \(detail)".escapingControlCharacters }
 

@@ -48,7 +48,9 @@ package struct RequestDecisionBody: Sendable, Hashable {
         }
         guard let text = members[textName]?.stringValue,
             !text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }),
-            text.count <= maximumTextLength
+            // Code points, as the OpenAPI `maxLength` counts them (JSON Schema), not grapheme clusters, which
+            // combining marks can make any size.
+            text.unicodeScalars.count <= maximumTextLength
         else {
             throw AdminError.unprocessable(
                 .invalidReason, "\(textName) must be a non-empty string of at most \(maximumTextLength) characters")

@@ -19,7 +19,10 @@ enum NotificationResponses {
         case .duplicate(let id):
             .jsonDocument(["status": "duplicate", "id": .integer(id)])
         case .ignored(let id, _, let type):
-            .jsonDocument(["status": "ignored", "id": .integer(id), "reason": .string("unknown event type \(type)")])
+            .jsonDocument([
+                "status": "ignored", "id": .integer(id),
+                "reason": .string("unknown event type \(type.quotedForError(maxBytes: 64))"),
+            ])
         case .rejected(let error):
             .jsonDocument(
                 [

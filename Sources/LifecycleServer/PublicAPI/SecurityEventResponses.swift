@@ -19,7 +19,8 @@ enum SecurityEventResponses {
                 ], status: .badRequest)
         case .unavailable(let reason):
             .jsonDocument(
-                ["err": "temporarily_unavailable", "description": .string(reason)], status: .serviceUnavailable)
+                ["err": "temporarily_unavailable", "description": .string(reason.quotedForError(maxBytes: 1024))],
+                status: .serviceUnavailable)
         }
     }
 }

@@ -63,6 +63,9 @@ final class FakeTransmitter: Sendable {
         let poll = self.poll
         server = HTTPServer(configuration: configuration) { request in
             requests.paths.withLock { $0.append(request.path) }
+            if let answer = requests.answers.withLock({ $0[request.path] }) {
+                return .json(bytes: answer.body, status: answer.status)
+            }
             switch request.path {
             case "/jwks":
                 return .json(bytes: jwks)
@@ -108,6 +111,11 @@ final class FakeTransmitter: Sendable {
     func stop() async { await server.shutdown() }
 
     /// How often a path was requested (the key set, the discovery document).
+    /// Answers `path` with `status` and `body` from now on, whatever the fake would have said.
+    func answer(_ path: String, status: HTTPStatus = .ok, body: JSONValue) {
+        requests.answers.withLock { $0[path] = (status, body.encoded()) }
+    }
+
     func requestCount(_ path: String) -> Int { requests.paths.withLock { $0.filter { $0 == path }.count } }
 
     /// A SET of `event` (a full event-type URI) for `subject` (an RFC 9493 identifier in `sub_id`, or nil for
@@ -163,6 +171,8 @@ final class FakeTransmitter: Sendable {
 /// The paths a fake was asked for, shared between it and its request handler.
 final class RequestPaths: Sendable {
     let paths = Mutex<[String]>([])
+    /// Answers set by a test for paths of its own (a hostile document), before any route of the fake.
+    let answers = Mutex<[String: (status: HTTPStatus, body: [UInt8])]>([:])
     /// The fake's base URL for the discovery document, known only once the server is bound.
     let base = Mutex<String>("")
 }

@@ -203,7 +203,8 @@ public final class SecurityEventPoller: Sendable {
             metrics.polls.increment([("app", app), ("provider", provider), ("result", "ok")])
             return .success(decoded)
         case .failure(let error):
-            return .failure(PollFailure(result: "malformed", message: "POST \(url): \(error.description)"))
+            let shown = url.quotedForError(maxBytes: TransmitterClient.maximumQuotedURLBytes)
+            return .failure(PollFailure(result: "malformed", message: "POST \(shown): \(error.description)"))
         }
     }
 

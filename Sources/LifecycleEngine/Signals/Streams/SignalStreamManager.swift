@@ -231,7 +231,9 @@ public struct SignalStreamManager: Sendable {
 
     static func streamDocument(_ json: JSONValue?, call: String) throws(StreamManagementError) -> JSONValue {
         guard let json, json.objectValue != nil else {
-            throw StreamManagementError("\(call) did not answer a JSON stream configuration")
+            throw StreamManagementError(
+                "\(call.quotedForError(maxBytes: TransmitterClient.maximumQuotedURLBytes)) did not answer a JSON stream configuration"
+            )
         }
         return json
     }

@@ -60,10 +60,15 @@ package struct TransmitterClient: Sendable {
             response = try await client.send(
                 HTTPClientRequest(method: method, target: target, headers: headers, body: body?.encoded() ?? []))
         } catch {
-            throw StreamManagementError("\(method) \(base): \(Self.describe(error))")
+            throw StreamManagementError(
+                "\(method) \(base.description.quotedForError(maxBytes: Self.maximumQuotedURLBytes)): \(Self.describe(error))"
+            )
         }
         return (response.status, response.body)
     }
+
+    /// How much of a URL an error quotes: the transmitter's documents name some of them.
+    package static let maximumQuotedURLBytes = 300
 
     /// Fails with one line unless `status` is one of `expected`, naming the call and the transmitter's error
     /// code when it gave one (RFC 8935 §2.4 `err`, OAuth `error`, Google's `error.status`).
@@ -74,7 +79,9 @@ package struct TransmitterClient: Sendable {
         let code =
             answer.json?["err"]?.stringValue ?? answer.json?["error"]?.stringValue
             ?? answer.json?["error"]?["status"]?.stringValue
-        let quoted = code.map { " (\(String($0.prefix(64)).escapingControlCharacters))" } ?? ""
+        let quoted = code.map { " (\($0.quotedForError(maxBytes: 64)))" } ?? ""
+        // The URL in `call` can be the transmitter's own (a discovered endpoint).
+        let call = call.quotedForError(maxBytes: Self.maximumQuotedURLBytes)
         let hint: String =
             switch answer.status {
             case 401, 403: "; check the management credential (stream.tokenFile or stream.serviceAccountFile)"
@@ -102,7 +109,7 @@ package struct TransmitterClient: Sendable {
     static func describe(_ error: HTTPClientError) -> String {
         switch error {
         case .timedOut: "timed out"
-        case .invalidAddress(let host): "cannot resolve \(host.escapingControlCharacters)"
+        case .invalidAddress(let host): "cannot resolve \(host.quotedForError(maxBytes: 255))"
         case .invalidRequest: "the request could not be serialised"
         case .connectFailed(let code): "connect failed (errno \(code))"
         case .sendFailed(let code): "send failed (errno \(code))"
