@@ -73,6 +73,9 @@ public final class Reconciler: Sendable {
         self.owner = owner
     }
 
+    /// The most of a failed run's error its row and log line keep, in UTF-8 bytes.
+    static let maximumErrorBytes = 2048
+
     /// Runs the comparison for one app (or all), judging deadlines as of `asOf`.
     public func run(app appFilter: String? = nil, asOf: Instant) async throws -> Report {
         // One configuration for the whole run, even if `serve` reloads meanwhile.
@@ -107,9 +110,12 @@ public final class Reconciler: Sendable {
             return report
         } catch {
             let finished = clock.now()
+            // A source's error can quote the app's own data (a CSV header, a database's message): one line,
+            // bounded, in the run's row as in the log.
             let message =
                 error is CancellationError
-                ? "stopped before it finished (the process is shutting down)" : String(describing: error)
+                ? "stopped before it finished (the process is shutting down)"
+                : String(describing: error).quotedForError(maxBytes: Self.maximumErrorBytes)
             try? await store.write { writer in
                 try writer.finishReconcileRun(id: runID, status: .failed, at: finished, summary: nil, error: message)
             }

@@ -75,4 +75,22 @@ struct ReconcileCommandExitTests {
         let retagged = try await reconcile(registered + [#"{"sub": "000302.closed.0001", "status": "closed"}"#])
         #expect(retagged.codes == ["unknown-to-service": 1], "only the deleted row: \(retagged.codes)")
     }
+
+    @Test("a records file the reconcile cannot read exits 2 with one bounded line, and its run's row keeps it bounded")
+    func unreadableRecordsAreQuotedBounded() async throws {
+        let fixture = try await ServeFixture(apps: [ServeFixture.app(records: ["type": "csv", "path": "records.csv"])])
+        // A header of 5,000 columns (55 KB, under the 64 KiB line limit), none of them `sub`: the refusal lists
+        // what it found.
+        let header = (0..<5_000).map { "column\($0)" }.joined(separator: ",")
+        try (header + "\n").write(toFile: fixture.directory.file("records.csv"), atomically: true, encoding: .utf8)
+        let run = try await fixture.lifecycle(["reconcile", "--config", fixture.configurationFile])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.contains("header has no \"sub\" column"), "\(run.errors.prefix(2000))")
+        let longest = run.errorLines.map(\.utf8.count).max() ?? 0
+        #expect(longest <= 4096, "a line of \(longest) bytes")
+        let stored = try RetentionServeTests.count(
+            "SELECT max(length(error)) FROM reconcile_runs WHERE status = 'failed'",
+            in: fixture.directory.file("lifecycle.sqlite"))
+        #expect((1...2200).contains(stored), "the run's error is \(stored) characters")
+    }
 }

@@ -7,11 +7,14 @@ public struct RecordSourceError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     public var problem: String
 
+    /// `problem` is kept to ``maximumProblemBytes``: it can quote the source (a header's names, a value).
     public init(source: String, line: Int? = nil, problem: String) {
         self.source = source
         self.line = line
-        self.problem = problem
+        self.problem = problem.cut(maxBytes: Self.maximumProblemBytes)
     }
+
+    public static let maximumProblemBytes = 1024
 
     /// One line: control characters from the source (a CSV header, a key) are escaped.
     public var description: String {
