@@ -127,7 +127,8 @@ let package = Package(
         .target(
             name: "LifecycleFuzzing",
             dependencies: [
-                "HTTP1", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI", "SharedSignals",
+                "HTTP1", "HTTPServer", "LifecycleCore", "LifecycleCrypto", "AppleNotifications", "AppleAccountAPI",
+                "SharedSignals",
                 "LifecycleSQL", "LifecycleEngine", "LifecycleReconcile", "LifecycleReports", "LifecycleServer",
                 "TransparencyLog",
             ],

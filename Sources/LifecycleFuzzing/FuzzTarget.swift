@@ -29,6 +29,7 @@ public struct FuzzTarget: Sendable {
         SQLParametersTarget.target, AppleBaseURLTarget.target, AppleResponseTarget.target,
         TransparencyLogTarget.target, BackupManifestTarget.target, ErasureJournalTarget.target,
         SecurityEventTokenTarget.target, TransmitterAnswerTarget.target, PollAnswerTarget.target,
+        HTTPResponseReaderTarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -19,8 +19,7 @@ public final class HTTPClientConnection {
     /// How long the last TLS handshake took; zero for plain connections.
     public private(set) var handshakeDuration: Duration = .zero
     private var descriptor: Int32 = -1
-    private var buffer: [UInt8] = []
-    private var readIndex = 0
+    private var reader: HTTPResponseReader
     private var deadline: UInt64 = 0
     /// Measures the per-request timeout (monotonic, so a wall-clock step cannot cut a request short).
     private let clock: any LifecycleClock = SystemClock()
@@ -37,6 +36,7 @@ public final class HTTPClientConnection {
         self.timeout = timeout
         self.limits = limits
         self.tlsConfiguration = tls
+        self.reader = HTTPResponseReader(limits: limits)
         try connect()
     }
 
@@ -49,8 +49,7 @@ public final class HTTPClientConnection {
         tls = nil
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
         descriptor = -1
-        buffer = []
-        readIndex = 0
+        reader.reset()
     }
 
     /// Sends one request and reads its response. Reconnects first if the previous response closed the
@@ -99,8 +98,7 @@ public final class HTTPClientConnection {
         guard connected >= 0 else { throw lastError }
         connectDuration = ContinuousClock.now - started
         descriptor = connected
-        buffer = []
-        readIndex = 0
+        reader.reset()
         guard let tlsConfiguration else { return }
         let handshakeStarted = ContinuousClock.now
         do {
@@ -210,15 +208,11 @@ public final class HTTPClientConnection {
         }
     }
 
-    // MARK: Reading (RFC 9112 §4, §6.3)
+    // MARK: Reading (RFC 9112 §4, §6.3): HTTPResponseReader over the socket or the TLS session
 
-    /// Reads more bytes into the buffer; false on EOF.
-    private func fill() throws(HTTPClientError) -> Bool {
+    /// Appends what the server sent next to `buffer`; false at the end of the stream.
+    private func receive(into buffer: inout [UInt8]) throws(HTTPClientError) -> Bool {
         if clock.monotonicNanoseconds() >= deadline { throw .timedOut }
-        if readIndex > 0, readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            readIndex = 0
-        }
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         if let tls {
             let result = chunk.withUnsafeMutableBytes { raw in
@@ -243,102 +237,9 @@ public final class HTTPClientConnection {
         }
     }
 
-    private func readLine(limit: Int) throws(HTTPClientError) -> ArraySlice<UInt8> {
-        var searchFrom = readIndex
-        while true {
-            if let lf = buffer[searchFrom...].firstIndex(of: HTTPTokens.lineFeed) {
-                guard lf > readIndex, buffer[lf - 1] == HTTPTokens.carriageReturn else { throw .malformedResponse }
-                let line = buffer[readIndex..<(lf - 1)]
-                readIndex = lf + 1
-                return line
-            }
-            if buffer.count - readIndex > limit { throw .responseTooLarge }
-            searchFrom = buffer.count
-            guard try fill() else { throw .connectionClosed }
-            // fill() may have compacted; restart the search from the unconsumed start.
-            searchFrom = min(searchFrom, readIndex)
-        }
-    }
-
-    private func readBytes(_ count: Int) throws(HTTPClientError) -> ArraySlice<UInt8> {
-        while buffer.count - readIndex < count {
-            guard try fill() else { throw .connectionClosed }
-        }
-        let bytes = buffer[readIndex..<(readIndex + count)]
-        readIndex += count
-        return bytes
-    }
-
     private func readResponse(isHead: Bool) throws(HTTPClientError) -> HTTPClientResponse {
-        while true {
-            var response = try readHead()
-            // Interim 1xx responses (e.g. 100 Continue) precede the final one (RFC 9110 §15.2).
-            if (100..<200).contains(response.status) { continue }
-            if isHead || response.status == 204 || response.status == 304 { return response }
-            let transferEncoding = response.headers["Transfer-Encoding"]
-            if let transferEncoding, transferEncoding.lowercased().hasSuffix("chunked") {
-                response.body = try readChunkedBody()
-            } else if let lengthText = response.headers["Content-Length"] {
-                guard let length = Int(lengthText), length >= 0, lengthText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
-                else { throw .malformedResponse }
-                guard length <= limits.maxBodyLength else { throw .responseTooLarge }
-                response.body = Array(try readBytes(length))
-            } else {
-                // Delimited by close (RFC 9112 §6.3 rule 8).
-                while try fill() {
-                    if buffer.count - readIndex > limits.maxBodyLength { throw .responseTooLarge }
-                }
-                response.body = Array(buffer[readIndex...])
-                readIndex = buffer.count
-                response.headers.remove("Connection")
-                response.headers.add(HTTPField(validatedName: "Connection", value: "close"))
-            }
-            return response
+        try reader.readResponse(isHead: isHead) { (buffer: inout [UInt8]) throws(HTTPClientError) -> Bool in
+            try receive(into: &buffer)
         }
-    }
-
-    private func readHead() throws(HTTPClientError) -> HTTPClientResponse {
-        let statusLine = Array(try readLine(limit: limits.maxHeaderSectionLength))
-        // HTTP-version SP 3DIGIT SP [ reason-phrase ]
-        guard statusLine.count >= 12, statusLine[0..<7].elementsEqual("HTTP/1.".utf8), statusLine[8] == 0x20,
-            let status = Int(String(decoding: statusLine[9..<12], as: UTF8.self)),
-            statusLine.count == 12 || statusLine[12] == 0x20
-        else { throw .malformedResponse }
-        let version: HTTPVersion = statusLine[7] == UInt8(ascii: "0") ? .http1_0 : .http1_1
-        let reason = statusLine.count > 13 ? String(decoding: statusLine[13...], as: UTF8.self) : ""
-        var headers = HTTPHeaders()
-        var sectionBytes = 0
-        while true {
-            let line = try readLine(limit: limits.maxHeaderSectionLength)
-            sectionBytes += line.count + 2
-            if sectionBytes > limits.maxHeaderSectionLength { throw .responseTooLarge }
-            if line.isEmpty { break }
-            guard let colon = line.firstIndex(of: HTTPTokens.colon), HTTPTokens.isToken(line[line.startIndex..<colon])
-            else { throw .malformedResponse }
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
-            headers.add(
-                HTTPField(
-                    validatedName: String(decoding: line[line.startIndex..<colon], as: UTF8.self),
-                    value: String(Substring(value).trimmingASCIIWhitespace())))
-        }
-        return HTTPClientResponse(status: status, reasonPhrase: reason, version: version, headers: headers, body: [])
-    }
-
-    private func readChunkedBody() throws(HTTPClientError) -> [UInt8] {
-        var body: [UInt8] = []
-        while true {
-            let line = try readLine(limit: limits.maxHeaderSectionLength)
-            let digits = line.prefix { HTTPTokens.isTokenCharacter($0) && $0 != UInt8(ascii: ";") }
-            guard !digits.isEmpty, digits.count <= limits.maxChunkSizeDigits,
-                let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
-            else { throw .malformedResponse }
-            if size == 0 { break }
-            guard body.count + size <= limits.maxBodyLength else { throw .responseTooLarge }
-            body.append(contentsOf: try readBytes(size))
-            guard try readLine(limit: 2).isEmpty else { throw .malformedResponse }
-        }
-        // Trailer section up to the empty line.
-        while try !readLine(limit: limits.maxHeaderSectionLength).isEmpty {}
-        return body
     }
 }
