@@ -4,13 +4,14 @@ tampering), and the JOSE attacks named since, crafted with the `cryptography` pa
 nothing in this file shares code with the service.
 
 Usage: jwt_attacks.py --url URL --key PRIVATE_KEY_PEM --kid KID --aud CLIENT_ID --issuer ISS --form FORM
-                      [--bearer TOKEN] [--subject SUB]
+                      [--bearer TOKEN] [--subject SUB] [--trusted-https BASE]
 
 FORM is `apple` (the body `{"payload": "<JWS>"}`, the claims of an Apple server-to-server notification) or
 `set` (a Security Event Token pushed as `application/secevent+jwt`, RFC 8935). The control is a token signed
 honestly with the given key: it must be accepted (2xx) so a broken harness cannot pass. Every attack must be
-refused with a 4xx. A listener started here serves an attacker's key set at the `jku` and `x5u` the attacks
-name: it must never be fetched.
+refused with a 4xx. The `jku` and `x5u` the attacks name point at listeners started here (an HTTP one serving
+an attacker's key set, and a TCP one standing for an https:// host) and, with --trusted-https BASE, at a TLS
+host the service trusts (the caller checks that host was not asked): none may be contacted.
 
 Prints one JSON object (control status, each attack's status, fetches of the attacker's URLs) and exits 0 only
 when the control was accepted, every attack refused with a 4xx and nothing fetched.
@@ -24,6 +25,7 @@ import hmac
 import http.server
 import json
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -96,7 +98,7 @@ class Forge:
                        .sign(self.attacker, hashes.SHA256()))
         return certificate.public_bytes(serialization.Encoding.DER)
 
-    def attacks(self, subject, attacker_url):
+    def attacks(self, subject, attacker_urls):
         """(name, token) pairs: every one must be refused."""
         c = lambda: self.claims(subject)
         honest = self.rs256(self.key, self.header(), c())
@@ -130,9 +132,10 @@ class Forge:
         out.append(("embedded jwk, the service's kid", self.rs256(self.attacker, self.header(jwk=embedded), c())))
         out.append(("embedded jwk, kid jwt_tool",
                     self.rs256(self.attacker, self.header(kid="jwt_tool", jwk=jwk_of(self.attacker.public_key(), "jwt_tool")), c())))
-        # -X s: a key set URL the attacker serves (`jku`), and an X.509 URL (`x5u`).
-        out.append(("jku to the attacker's key set", self.rs256(self.attacker, self.header(jku=attacker_url + "/jwks.json"), c())))
-        out.append(("x5u to the attacker's certificate", self.rs256(self.attacker, self.header(x5u=attacker_url + "/cert.pem"), c())))
+        # -X s: a key set URL the attacker serves (`jku`), and an X.509 URL (`x5u`), over http and https.
+        for base in attacker_urls:
+            out.append((f"jku to {base}", self.rs256(self.attacker, self.header(jku=base + "/jwks.json"), c())))
+            out.append((f"x5u to {base}", self.rs256(self.attacker, self.header(x5u=base + "/cert.pem"), c())))
         # An embedded self-signed certificate chain (`x5c`).
         out.append(("x5c self-signed certificate",
                     self.rs256(self.attacker, self.header(x5c=[base64.b64encode(self.self_signed_certificate()).decode()]), c())))
@@ -199,6 +202,24 @@ class AttackerServer:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
+class ConnectionCounter:
+    """A TCP listener standing for an https:// host: counts every connection made to it, answers nothing."""
+
+    def __init__(self):
+        self.count = 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"https://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            connection, _ = self.sock.accept()
+            self.count += 1
+            connection.close()
+
+
 def post(url, form, token, bearer):
     if form == "apple":
         data, content_type = json.dumps({"payload": token}).encode(), "application/json"
@@ -222,20 +243,23 @@ def main():
     parser.add_argument("--form", choices=("apple", "set"), required=True)
     parser.add_argument("--subject", default="001234.0123456789abcdef0123456789abcdef.0202")
     parser.add_argument("--bearer")
+    parser.add_argument("--trusted-https")
     args = parser.parse_args()
     with open(args.key, "rb") as handle:
         key = serialization.load_pem_private_key(handle.read(), password=None)
     forge = Forge(key, args.kid, args.aud, args.issuer, args.form)
     attacker = AttackerServer({"keys": [jwk_of(forge.attacker.public_key(), args.kid)]})
-    attacks, control = forge.attacks(args.subject, attacker.url)
+    tls_host = ConnectionCounter()
+    bases = [attacker.url, tls_host.url] + ([args.trusted_https] if args.trusted_https else [])
+    attacks, control = forge.attacks(args.subject, bases)
     results = {name: post(args.url, args.form, token, args.bearer) for name, token in attacks}
     # The control last: accepted after every attack, the service is still taking notifications.
     control_status = post(args.url, args.form, control, args.bearer)
     time.sleep(0.5)
     accepted = {name: status for name, status in results.items() if not 400 <= status < 500}
     print(json.dumps({"control": control_status, "attacks": results, "accepted": accepted,
-                      "attackerFetches": attacker.hits}, indent=1))
-    ok = 200 <= control_status < 300 and not accepted and not attacker.hits
+                      "attackerFetches": attacker.hits, "httpsConnections": tls_host.count}, indent=1))
+    ok = 200 <= control_status < 300 and not accepted and not attacker.hits and tls_host.count == 0
     sys.exit(0 if ok else 1)
 
 
