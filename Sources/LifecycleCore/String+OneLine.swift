@@ -7,7 +7,7 @@ extension String {
         var result = ""
         for scalar in unicodeScalars {
             if Self.isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                result += Self.escape(scalar)
             } else {
                 result.unicodeScalars.append(scalar)
             }
@@ -15,29 +15,37 @@ extension String {
         return result
     }
 
-    /// Outside input as an error quotes it: ``escapingControlCharacters``, cut at a scalar boundary to at most
-    /// `maxBytes` UTF-8 bytes with `…` and the whole length, so a hostile value cannot make the line unbounded.
+    /// Outside input as an error quotes it: ``escapingControlCharacters``, kept to `maxBytes` UTF-8 bytes and
+    /// then `… (N bytes)` naming the whole length, so a hostile value cannot make the line unbounded. The cut
+    /// falls between scalars and never inside an escape, and only what is kept is escaped: a value of
+    /// megabytes costs what its first `maxBytes` do.
     public func quotedForError(maxBytes: Int = 200) -> String {
-        escapingControlCharacters.cut(maxBytes: maxBytes, counting: utf8.count)
-    }
-
-    /// The text cut at a scalar boundary to at most `maxBytes` UTF-8 bytes, with `…` and the whole length
-    /// (`counting`, this text's own by default) when it was longer; unchanged otherwise.
-    public func cut(maxBytes: Int, counting total: Int? = nil) -> String {
-        guard utf8.count > maxBytes else { return self }
+        // Most values (every field of most log lines) fit and hold no control character.
+        if utf8.count <= maxBytes, !unicodeScalars.contains(where: Self.isControl) { return self }
         var result = ""
         var bytes = 0
         for scalar in unicodeScalars {
-            bytes += UTF8.width(scalar)
-            if bytes > maxBytes { break }
-            result.unicodeScalars.append(scalar)
+            if Self.isControl(scalar) {
+                let escaped = Self.escape(scalar)
+                bytes += escaped.utf8.count
+                if bytes > maxBytes { break }
+                result += escaped
+            } else {
+                bytes += UTF8.width(scalar)
+                if bytes > maxBytes { break }
+                result.unicodeScalars.append(scalar)
+            }
         }
-        return result + "… (\(total ?? utf8.count) bytes)"
+        return bytes > maxBytes ? result + "… (\(utf8.count) bytes)" : result
     }
 
     /// An error as one line (``escapingControlCharacters``): as a command prints it and a log field holds it.
     public init(oneLine error: any Error) {
         self = String(describing: error).escapingControlCharacters
+    }
+
+    private static func escape(_ scalar: Unicode.Scalar) -> String {
+        "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -2,11 +2,11 @@ import HTTP1
 import HTTPServer
 
 /// The HTTP/1.1 response reader of the client (``HTTPResponseReader``): what Apple, a transmitter, a key
-/// server, a timestamp authority or a webhook receiver answers.
+/// server or a webhook receiver answers.
 ///
 /// Properties: the same bytes give the same response (or the same error) whether they arrive in one piece or
 /// in random splits; a response's status is three digits from 200 to 999 (interim 1xx are skipped); its body
-/// is within the limit; and every byte it reports came from the input.
+/// is within the limit and no longer than the input.
 enum HTTPResponseReaderTarget {
     static let target = FuzzTarget(
         name: "http-response",

@@ -28,9 +28,12 @@ struct QuotedForErrorTests {
         #expect(quoted.hasSuffix("… (200001 bytes)"))
     }
 
-    @Test("cut keeps a text within the bound as it is, control characters too")
-    func cutWithinBound() {
-        #expect("a\nb".cut(maxBytes: 3) == "a\nb")
-        #expect("abcd".cut(maxBytes: 3) == "abc… (4 bytes)")
+    @Test("the cut never falls inside an escape, and a megabyte of control characters stays within the bound")
+    func escapesAreWhole() {
+        #expect("\u{2028}\u{2028}".quotedForError(maxBytes: 10) == "\\u{2028}… (6 bytes)")
+        #expect("\u{2028}".quotedForError(maxBytes: 8) == "\\u{2028}")
+        let hostile = String(repeating: "\u{1}", count: 1 << 20)
+        let quoted = hostile.quotedForError(maxBytes: 64)
+        #expect(quoted == String(repeating: "\\u{1}", count: 12) + "… (1048576 bytes)")
     }
 }

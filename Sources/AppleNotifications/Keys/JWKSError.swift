@@ -1,6 +1,6 @@
 import LifecycleCore
 
-/// Why a key set could not be loaded: one line, bounded (``maximumDescriptionBytes``), since it quotes what a
+/// Why a key set could not be loaded: one line, kept to ``maximumDescriptionBytes``, since it quotes what a
 /// discovery document or a key server said, and a signed request's refusal (503) can carry it.
 public struct JWKSError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Hashable, Sendable {

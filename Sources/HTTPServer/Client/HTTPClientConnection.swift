@@ -61,7 +61,9 @@ public final class HTTPClientConnection {
         do {
             try writeAll(try Self.serialize(request, host: host, port: port))
             let response = try readResponse(isHead: request.method == "HEAD")
-            if !response.isKeepAlive { close() }
+            // Bytes past the response's framing (a body longer than its Content-Length, a body on a 204)
+            // would be read as the next response: such a connection is not reused.
+            if !response.isKeepAlive || reader.unread > 0 { close() }
             return response
         } catch {
             close()

@@ -2,8 +2,9 @@ import HTTP1
 
 /// Reads HTTP/1.1 responses (RFC 9112 §4, §6.3) out of the bytes a server sent: the status line, the header
 /// section, and the body by its framing (chunked, `Content-Length`, or delimited by the close). Everything here
-/// comes from the server (Apple, a transmitter, a key server, a timestamp authority, a webhook receiver), so
-/// every malformed or oversized answer is a thrown ``HTTPClientError``, never a trap.
+/// comes from the server (Apple, a transmitter, a key server, a webhook receiver), so every malformed or
+/// oversized answer is a thrown ``HTTPClientError``, never a trap, and what is held is bounded: read bytes are
+/// let go as reading goes on, and interim responses are few.
 ///
 /// It holds no socket: `fill` appends what the connection received and answers false at the end of the
 /// stream, so the same reader runs over a socket, a TLS session, or a fuzzer's bytes.
@@ -22,46 +23,85 @@ package struct HTTPResponseReader {
         readIndex = 0
     }
 
-    /// Bytes received and not yet read (a response pipelined after this one, or nothing).
+    /// Bytes received and not yet read: after a response, bytes its framing did not account for.
     package var unread: Int { buffer.count - readIndex }
+
+    /// Interim (1xx) responses taken before the final one; more is a malformed answer.
+    package static let maximumInterimResponses = 8
+
+    /// Read bytes are dropped from the buffer once this many have gathered at its front.
+    static let compactionThreshold = 16 * 1024
 
     /// Reads one final response: interim 1xx responses before it are skipped (RFC 9110 §15.2). A body
     /// delimited by the close adds `Connection: close` to the headers.
     package mutating func readResponse(
         isHead: Bool, fill: (inout [UInt8]) throws(HTTPClientError) -> Bool
     ) throws(HTTPClientError) -> HTTPClientResponse {
+        var interim = 0
         while true {
             var response = try readHead(fill)
-            if (100..<200).contains(response.status) { continue }
+            if (100..<200).contains(response.status) {
+                interim += 1
+                if interim > Self.maximumInterimResponses { throw .malformedResponse }
+                continue
+            }
             if isHead || response.status == 204 || response.status == 304 { return response }
-            let transferEncoding = response.headers["Transfer-Encoding"]
-            if let transferEncoding, transferEncoding.lowercased().hasSuffix("chunked") {
-                response.body = try readChunkedBody(fill)
-            } else if let lengthText = response.headers["Content-Length"] {
-                guard let length = Self.decimal(Array(lengthText.utf8)) else { throw .malformedResponse }
+            // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length; chunked last means chunked, any other
+            // coding last means the body runs to the close.
+            let codings = response.headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
+            if let last = codings.last {
+                if last.trimmingASCIIWhitespace().lowercased() == "chunked" {
+                    response.body = try readChunkedBody(fill)
+                } else {
+                    try readToClose(&response, fill)
+                }
+            } else if let length = try Self.contentLength(response.headers) {
                 guard length <= limits.maxBodyLength else { throw .responseTooLarge }
                 response.body = Array(try readBytes(length, fill))
             } else {
-                // Delimited by close (RFC 9112 §6.3 rule 8). Checked before the first read too: what came with
-                // the head counts.
-                repeat {
-                    if unread > limits.maxBodyLength { throw .responseTooLarge }
-                } while try more(fill)
-                response.body = Array(buffer[readIndex...])
-                readIndex = buffer.count
-                response.headers.remove("Connection")
-                response.headers.add(HTTPField(validatedName: "Connection", value: "close"))
+                try readToClose(&response, fill)
             }
             return response
         }
     }
 
-    /// Asks for more bytes, first dropping what was read when nothing is left of it.
+    /// A body delimited by the close (RFC 9112 §6.3 rule 8). Checked before the first read too: what came with
+    /// the head counts.
+    private mutating func readToClose(
+        _ response: inout HTTPClientResponse, _ fill: (inout [UInt8]) throws(HTTPClientError) -> Bool
+    ) throws(HTTPClientError) {
+        repeat {
+            if unread > limits.maxBodyLength { throw .responseTooLarge }
+        } while try more(fill)
+        response.body = Array(buffer[readIndex...])
+        readIndex = buffer.count
+        response.headers.remove("Connection")
+        response.headers.add(HTTPField(validatedName: "Connection", value: "close"))
+    }
+
+    /// The `Content-Length`, nil without one. Repeated fields and lists must all name the same length
+    /// (RFC 9110 §8.6); anything else is malformed.
+    static func contentLength(_ headers: HTTPHeaders) throws(HTTPClientError) -> Int? {
+        let values = headers.values(for: "Content-Length").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        guard !values.isEmpty else { return nil }
+        let lengths = values.map { decimal(Array($0.trimmingASCIIWhitespace().utf8)) }
+        guard let first = lengths[0], lengths.allSatisfy({ $0 == first }) else { throw .malformedResponse }
+        return first
+    }
+
+    /// Asks for more bytes, first dropping what was read: all of the buffer when nothing is left of it, its
+    /// front once that has grown past ``compactionThreshold`` (a partial line or chunk is always waiting while
+    /// a hostile server trickles a long answer). ``unread`` is the same before and after.
     private mutating func more(_ fill: (inout [UInt8]) throws(HTTPClientError) -> Bool) throws(HTTPClientError)
         -> Bool
     {
         if readIndex > 0, readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+        } else if readIndex >= Self.compactionThreshold {
+            buffer.removeSubrange(..<readIndex)
             readIndex = 0
         }
         return try fill(&buffer)
@@ -149,7 +189,9 @@ package struct HTTPResponseReader {
             if size == 0 { break }
             guard size <= limits.maxBodyLength - body.count else { throw .responseTooLarge }
             body.append(contentsOf: try readBytes(size, fill))
-            guard try readLine(limit: 2, fill).isEmpty else { throw .malformedResponse }
+            guard try readBytes(2, fill).elementsEqual([HTTPTokens.carriageReturn, HTTPTokens.lineFeed]) else {
+                throw .malformedResponse
+            }
         }
         // Trailer section up to the empty line.
         var trailerBytes = 0

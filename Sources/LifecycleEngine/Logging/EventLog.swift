@@ -57,11 +57,11 @@ public final class EventLog: Sendable {
         lock.withLock { _ in sink(line) }
     }
 
-    /// The most a string field takes of a line, in UTF-8 bytes.
+    /// The most a string field keeps of its value, in UTF-8 bytes (then `… (N bytes)`).
     public static let maximumFieldBytes = 2048
 
     /// A field as the line holds it: every string one line (``Swift/String/escapingControlCharacters``, which
-    /// also covers DEL, C1 and U+2028/2029 that JSON leaves raw) and at most ``maximumFieldBytes``, since some
+    /// also covers DEL, C1 and U+2028/2029 that JSON leaves raw) and kept to ``maximumFieldBytes``, since some
     /// quote what a transmitter, a key server or a request said.
     static func bounded(_ value: JSONValue) -> JSONValue {
         switch value {

@@ -7,11 +7,12 @@ public struct RecordSourceError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     public var problem: String
 
-    /// `problem` is kept to ``maximumProblemBytes``: it can quote the source (a header's names, a value).
+    /// `problem` is kept to one line of ``maximumProblemBytes`` (``Swift/String/quotedForError(maxBytes:)``): it
+    /// can quote the source (a header's names, a value).
     public init(source: String, line: Int? = nil, problem: String) {
         self.source = source
         self.line = line
-        self.problem = problem.cut(maxBytes: Self.maximumProblemBytes)
+        self.problem = problem.quotedForError(maxBytes: Self.maximumProblemBytes)
     }
 
     public static let maximumProblemBytes = 1024

@@ -10,8 +10,8 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: AdminErrorCode
     public var detail: String
 
-    /// `detail` is kept to one line of at most ``maximumDetailBytes``: some quote the request (a path's app
-    /// id, a body's unknown member name).
+    /// `detail` is kept to one line of ``maximumDetailBytes`` (then `… (N bytes)`): some quote the request (a
+    /// path's app id, a body's unknown member name).
     public init(status: Int, code: AdminErrorCode, _ detail: String) {
         self.status = status
         self.code = code
@@ -30,7 +30,15 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func unknownApp(_ app: String) -> AdminError {
-        AdminError(status: 404, code: .unknownApp, "no app '\(app)' in the configuration")
+        AdminError(status: 404, code: .unknownApp, "no app '\(app.quotedForError(maxBytes: 64))' in the configuration")
+    }
+
+    /// A body member the route does not take: named, quoted to 64 bytes so what the route takes is always
+    /// part of the answer, however long the name sent.
+    static func unknownMember(_ name: String, accepted: [String]) -> AdminError {
+        unprocessable(
+            .unknownField,
+            "unknown member '\(name.quotedForError(maxBytes: 64))'; accepted: \(accepted.joined(separator: ", "))")
     }
 
     static let unknownAccount = AdminError(
@@ -54,7 +62,9 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         guard let spelled = document?["error"]?.stringValue, let code = AdminErrorCode(rawValue: spelled) else {
             return nil
         }
-        self.init(status: status, code: code, document?["description"]?.stringValue ?? "")
+        self.init(status: status, code: code, "")
+        // As the service sent it (bounded there): cut again, its length would be the cut's.
+        detail = document?["description"]?.stringValue ?? ""
     }
 }
 

@@ -15,8 +15,7 @@ package enum AdminRequestBody {
             case "eventTime":
                 eventTime = try instant(member.value)
             default:
-                throw AdminError.unprocessable(
-                    .unknownField, "unknown member '\(member.key)'; only eventTime is accepted")
+                throw AdminError.unknownMember(member.key, accepted: ["eventTime"])
             }
         }
         return eventTime

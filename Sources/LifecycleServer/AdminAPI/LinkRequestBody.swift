@@ -46,10 +46,8 @@ package struct LinkRequestBody: Sendable, Hashable {
             case "refreshToken": refreshToken = try value(member)
             case "clientId": request.clientID = try value(member)
             default:
-                throw AdminError.unprocessable(
-                    .unknownField,
-                    "unknown member '\(member.key)'; accepted: eventTime, authorizationCode, redirectUri, "
-                        + "refreshToken, clientId")
+                throw AdminError.unknownMember(
+                    member.key, accepted: ["eventTime", "authorizationCode", "redirectUri", "refreshToken", "clientId"])
             }
         }
         switch (code, refreshToken) {

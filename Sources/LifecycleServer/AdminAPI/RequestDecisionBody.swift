@@ -41,9 +41,7 @@ package struct RequestDecisionBody: Sendable, Hashable {
         var body = RequestDecisionBody(text: "")
         for member in members {
             guard allowed.contains(member.key) else {
-                throw AdminError.unprocessable(
-                    .unknownField,
-                    "unknown member '\(member.key)'; \(decision.rawValue) takes \(allowed.joined(separator: ", "))")
+                throw AdminError.unknownMember(member.key, accepted: allowed)
             }
         }
         guard let text = members[textName]?.stringValue,

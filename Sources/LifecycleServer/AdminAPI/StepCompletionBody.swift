@@ -31,9 +31,7 @@ package enum StepCompletionBody {
             case "verificationCount":
                 evidence.verificationCount = try count(value, named: key)
             default:
-                throw AdminError(
-                    status: 422, code: .unknownField,
-                    "unknown field \(key); use outcome, rowsAffected, verificationCount")
+                throw AdminError.unknownMember(key, accepted: ["outcome", "rowsAffected", "verificationCount"])
             }
         }
         return (outcome, evidence)

@@ -31,7 +31,8 @@ enum NotificationResponses {
                 ], status: .badRequest)
         case .unavailable(let reason):
             .jsonDocument(
-                ["err": "temporarily_unavailable", "description": .string(reason)], status: .serviceUnavailable)
+                ["err": "temporarily_unavailable", "description": .string(reason.quotedForError(maxBytes: 1024))],
+                status: .serviceUnavailable)
         }
     }
 }

@@ -110,12 +110,12 @@ final class FakeTransmitter: Sendable {
 
     func stop() async { await server.shutdown() }
 
-    /// How often a path was requested (the key set, the discovery document).
     /// Answers `path` with `status` and `body` from now on, whatever the fake would have said.
     func answer(_ path: String, status: HTTPStatus = .ok, body: JSONValue) {
         requests.answers.withLock { $0[path] = (status, body.encoded()) }
     }
 
+    /// How often a path was requested (the key set, the discovery document).
     func requestCount(_ path: String) -> Int { requests.paths.withLock { $0.filter { $0 == path }.count } }
 
     /// A SET of `event` (a full event-type URI) for `subject` (an RFC 9493 identifier in `sub_id`, or nil for
