@@ -50,7 +50,7 @@ struct JWTAttackTests {
             url: "http://127.0.0.1:\(fixture.publicPort)\(SecurityEventEndpointTests.path)", keyFile: keyFile,
             kid: FakeTransmitter.keyID, audience: SecurityEventEndpointTests.audience, issuer: fake.issuer,
             form: "set", bearer: SecurityEventEndpointTests.bearer, trustedHTTPS: fake.baseURL + "/attacker",
-            in: fixture.directory.path)
+            ecKeyID: FakeTransmitter.ecKeyID, in: fixture.directory.path)
         #expect(summary?["control"] == .integer(202))
         // The transmitter's own TLS host, whose CA the service trusts, was never asked for the named keys.
         #expect(fake.requestCount("/attacker/jwks.json") == 0)
@@ -63,7 +63,7 @@ struct JWTAttackTests {
     /// Runs the catalogue and checks its verdict; answers its summary.
     static func attack(
         url: String, keyFile: String, kid: String, audience: String, issuer: String, form: String,
-        bearer: String? = nil, trustedHTTPS: String? = nil, in directory: String
+        bearer: String? = nil, trustedHTTPS: String? = nil, ecKeyID: String? = nil, in directory: String
     ) async throws -> JSONValue? {
         try #require(OutsideTools.has("python"), "\(OutsideTools.missingReason)")
         var arguments = [
@@ -72,10 +72,14 @@ struct JWTAttackTests {
         ]
         if let bearer { arguments += ["--bearer", bearer] }
         if let trustedHTTPS { arguments += ["--trusted-https", trustedHTTPS] }
+        if let ecKeyID { arguments += ["--ec-kid", ecKeyID] }
         let run = try await OutsideTools.run("python", arguments, in: directory)
         let summary = JSONValue.parseIfValid(Array(run.output.utf8))
         #expect(run.status == 0, "jwt_attacks.py:\n\(run.output.suffix(6000))")
         #expect(summary?["accepted"]?.objectValue?.isEmpty == true, "\(run.output.suffix(6000))")
+        #expect(
+            summary?["unexpectedReasons"]?.objectValue?.isEmpty == true,
+            "refused for another reason than the attack's: \(summary?["unexpectedReasons"] ?? .null)")
         #expect(summary?["attackerFetches"] == .array([]), "the attacker's jku or x5u was fetched")
         #expect(summary?["httpsConnections"] == .integer(0), "an https jku or x5u host was contacted")
         #expect((summary?["attacks"]?.objectValue?.count ?? 0) >= 30, "\(run.output.suffix(2000))")
