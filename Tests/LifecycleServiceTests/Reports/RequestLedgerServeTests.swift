@@ -126,6 +126,44 @@ struct RequestLedgerServeTests {
         #expect(later.json?["requests"]?.arrayValue == requests, "the ledger entry survives erasure and purge")
         #expect(await fixture.stop() == [0])
     }
+    @Test("an in-app deletion through the admin API is a request of source in-app, acknowledged when recorded")
+    func inAppDeletion() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
+            extra: ServeProcessTests.quickWork)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        // The shipped default's rule: an in-app deletion is erased as an Apple deletion is.
+        try fixture.writePolicy(
+            ServeFixture.immediatePolicy().replacingOccurrences(
+                of: #"["account-deleted"]"#, with: #"["account-deleted", "in-app-deletion"]"#))
+        try await fixture.start()
+        // Known to the service first (a consent revocation), then deleted inside the app.
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        let deleted = try await fixture.admin("POST", "/v1/apps/shop/accounts/\(Self.subject)/deletion")
+        #expect(deleted.status == 200, "\(deleted)")
+        #expect(deleted.json?["state"] == "deleted", "\(deleted)")
+
+        let day = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay)
+        let next = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay + 1)
+        @Sendable func inApp() async throws -> [JSONValue] {
+            let listed = try await fixture.admin("GET", "/v1/requests?app=shop&from=\(day)&to=\(next)")
+            return (listed.json?["requests"]?.arrayValue ?? []).filter { $0["source"] == "in-app" }
+        }
+        // The request is listed once recorded; its erasure plan (policy, deadline) follows through the outbox.
+        #expect(try await inApp().count == 1)
+        let planned = await eventually(timeout: .seconds(20)) {
+            (try? await inApp())?.first?["policy"]?.stringValue != nil
+        }
+        #expect(planned, "the in-app request never got its policy")
+        let entry = try #require(try await inApp().first)
+        #expect(entry["eventType"] == "in-app-deletion", "\(entry)")
+        #expect(entry["receivedAt"]?.stringValue != nil && entry["acknowledgedAt"] == entry["receivedAt"], "\(entry)")
+        #expect(entry["policy"]?.stringValue?.hasPrefix("immediate@1#") == true, "\(entry)")
+        #expect(entry["deadline"]?.stringValue != nil, "\(entry)")
+        #expect(await fixture.stop() == [0])
+    }
+
     @Test(
         "a revocation whose token-like erasure ran and whose waiting job a sign-in cancelled reads cancelled, with the steps and reason, in the ledger and the report"
     )
