@@ -137,4 +137,32 @@ struct ErasurePolicyCommandTests {
         let shipped = try ConfigurationTests.loadExample()
         #expect(shipped.apps.allSatisfy { $0.erasure != nil }, "the example shows a complete mapping")
     }
+
+    @Test(
+        "a policy without a rule for in-app-deletion: policy validate warns and exits 0, serve logs erasure.deletion_not_covered"
+    )
+    func uncoveredDeletionIsWarned() async throws {
+        // The fixture's test policy erases on account-deleted only.
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))])
+        let validate = try await fixture.lifecycle(["policy", "validate", "--config", fixture.configurationFile])
+        #expect(validate.status == 0, "\(validate)")
+        let warning = validate.output.split(separator: "\n").first { $0.hasPrefix("warning: ") }
+        #expect(
+            warning?.contains("apps[0].policy: policy \"immediate\" has no rule for in-app-deletion") == true,
+            "\(validate)")
+        #expect(warning?.contains("account-deleted") == false, "account-deleted has its rule")
+        try await fixture.start()
+        #expect(await fixture.stop() == [0])
+        let logged = fixture.log.split(separator: "\n").first { $0.contains("\"erasure.deletion_not_covered\"") }
+        #expect(logged?.contains("\"triggers\":[\"in-app-deletion\"]") == true, "\(fixture.log.prefix(3000))")
+        #expect(logged?.contains("\"policy\":\"immediate@1\"") == true)
+
+        // With the rule, neither says a word.
+        try fixture.writePolicy(
+            ServeFixture.immediatePolicy().replacingOccurrences(
+                of: #"["account-deleted"]"#, with: #"["account-deleted", "in-app-deletion"]"#))
+        let covered = try await fixture.lifecycle(["policy", "validate", "--config", fixture.configurationFile])
+        #expect(covered.status == 0 && !covered.output.contains("warning: "), "\(covered)")
+    }
 }

@@ -18,7 +18,9 @@ struct PolicyCommand: LifecycleCommand {
                   policies/) and, when a configuration is found, every app's policy, targets and categories:
                   each category the policy erases or retains must be mapped to defined targets ("self" is
                   built in). Prints one line per problem naming the file, the field and the fix; a broken
-                  policy file's problem once, naming the apps that use it.
+                  policy file's problem once, naming the apps that use it. An app whose policy has no rule
+                  for account-deleted or in-app-deletion gets a "warning:" line (such a request erases
+                  nothing); warnings leave the exit status as it is.
         explain   prints what policy ID erases on each trigger, by when, and what it keeps under which law.
                   --at TIME adds the absolute dates for an event at TIME (RFC 3339 or Unix time).
 
@@ -58,6 +60,10 @@ struct PolicyCommand: LifecycleCommand {
             }
             problems += mapping
             for line in problems { io.print(line) }
+            // Not a broken file, but a gap an auditor would ask about: printed, without failing the check.
+            for line in document.map({ deletionWarnings($0, file: configFile, library: library) }) ?? [] {
+                io.print(line)
+            }
             if problems.isEmpty {
                 let ids = library.policies.keys.sorted().joined(separator: ", ")
                 io.print("\(directory): \(library.policies.count) policies valid (\(ids))")
@@ -107,6 +113,29 @@ struct PolicyCommand: LifecycleCommand {
         } catch {
             throw UsageError("\(file): not valid JSON (\(error))")
         }
+    }
+
+    /// One warning per app whose policy names no rule for a kind of deletion (``ErasurePolicy/uncoveredDeletions``):
+    /// such a request is acknowledged and erases nothing.
+    static func deletionWarnings(_ document: JSONValue, file: String, library: PolicyLibrary) -> [String] {
+        var lines: [String] = []
+        for (index, app) in (document["apps"]?.arrayValue ?? []).enumerated() {
+            guard let object = app.objectValue,
+                ServiceConfiguration.appErasureKeys.contains(where: { object[$0] != nil }),
+                let policy = library.policies[object["policy"]?.stringValue ?? "default"],
+                !policy.uncoveredDeletions.isEmpty
+            else { continue }
+            let triggers = policy.uncoveredDeletions.map(\.rawValue).joined(separator: ", ")
+            lines.append(
+                "warning: "
+                    + ConfigurationError(
+                        file: file, field: "apps[\(index)].policy",
+                        problem: "policy \"\(policy.id)\" has no rule for \(triggers): such a request is "
+                            + "acknowledged and erases nothing",
+                        fix: "add \(triggers) to a rule's \"on\" (the shipped default erases both deletions alike)"
+                    ).description)
+        }
+        return lines
     }
 
     /// One line per problem in the apps' erasure mappings, in the configuration's own error format. An app

@@ -33,6 +33,12 @@ public struct ErasurePolicy: Hashable, Sendable {
     /// `id@version`, the human part of the frozen reference (the caller appends `#sha256`).
     public var reference: String { "\(id)@\(version)" }
 
+    /// The deletions (`account-deleted`, `in-app-deletion`) no rule names: such a request is acknowledged,
+    /// listed in the ledger and reports as open, and erases nothing, with no deadline to miss.
+    public var uncoveredDeletions: [PolicyTrigger] {
+        PolicyTrigger.allCases.filter { trigger in trigger.isDeletion && !rules.contains { $0.on.contains(trigger) } }
+    }
+
     /// The rules that start on a trigger, in file order.
     public func rules(on trigger: PolicyTrigger) -> [ErasureRule] {
         rules.filter { $0.on.contains(trigger) }

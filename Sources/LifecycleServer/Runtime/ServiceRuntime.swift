@@ -216,8 +216,20 @@ public final class ServiceRuntime: Sendable {
     }
 
     private func warnAboutUnmappedApps() {
-        for app in context.configuration.apps where app.erasure == nil {
-            context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
+        for app in context.configuration.apps {
+            guard let erasure = app.erasure else {
+                context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
+                continue
+            }
+            // A deletion of a kind the app's policy has no rule for erases nothing and has no deadline.
+            guard let policy = context.configuration.policies[erasure.policyID], !policy.uncoveredDeletions.isEmpty
+            else { continue }
+            context.log.warning(
+                "erasure.deletion_not_covered",
+                [
+                    ("app", .string(app.id)), ("policy", .string(policy.reference)),
+                    ("triggers", .array(policy.uncoveredDeletions.map { .string($0.rawValue) })),
+                ])
         }
     }
 
