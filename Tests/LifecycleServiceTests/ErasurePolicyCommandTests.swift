@@ -152,16 +152,24 @@ struct ErasurePolicyCommandTests {
             warning?.contains("apps[0].policy: policy \"immediate\" has no rule for in-app-deletion") == true,
             "\(validate)")
         #expect(warning?.contains("account-deleted") == false, "account-deleted has its rule")
-        try await fixture.start()
-        #expect(await fixture.stop() == [0])
-        let logged = fixture.log.split(separator: "\n").first { $0.contains("\"erasure.deletion_not_covered\"") }
+        let process = try await fixture.start()
+        func warnings() -> [Substring] {
+            fixture.log.split(separator: "\n").filter { $0.contains("\"erasure.deletion_not_covered\"") }
+        }
+        #expect(warnings().count == 1, "\(fixture.log.prefix(3000))")
+        let logged = warnings().first
         #expect(logged?.contains("\"triggers\":[\"in-app-deletion\"]") == true, "\(fixture.log.prefix(3000))")
         #expect(logged?.contains("\"policy\":\"immediate@1\"") == true)
 
-        // With the rule, neither says a word.
+        // With the rule, neither says a word: a reload puts the new policy in force without the warning (one
+        // read from the configuration before it would log it again).
         try fixture.writePolicy(
-            ServeFixture.immediatePolicy().replacingOccurrences(
+            ServeFixture.immediatePolicy(version: 2).replacingOccurrences(
                 of: #"["account-deleted"]"#, with: #"["account-deleted", "in-app-deletion"]"#))
+        try await fixture.reload(process)
+        #expect(await fixture.stop() == [0])
+        #expect(fixture.log.contains("\"reload.configuration\""))
+        #expect(warnings().count == 1, "warned again after the reload: \(warnings())")
         let covered = try await fixture.lifecycle(["policy", "validate", "--config", fixture.configurationFile])
         #expect(covered.status == 0 && !covered.output.contains("warning: "), "\(covered)")
     }

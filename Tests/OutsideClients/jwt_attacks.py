@@ -4,7 +4,7 @@ tampering), and the JOSE attacks named since, crafted with the `cryptography` pa
 nothing in this file shares code with the service.
 
 Usage: jwt_attacks.py --url URL --key PRIVATE_KEY_PEM --kid KID --aud CLIENT_ID --issuer ISS --form FORM
-                      [--bearer TOKEN] [--subject SUB] [--trusted-https BASE]
+                      [--bearer TOKEN] [--subject SUB] [--trusted-https BASE] [--ec-kid KID]
 
 --ec-kid names the service's own P-256 key, where it trusts one, so the ES256 attacks reach the signature
 check rather than stopping at the key's type.
@@ -117,7 +117,7 @@ class Forge:
         out.append(("alg none, honest signature kept",
                     self.signing_input(self.header(alg="none"), c()) + "." + signature, algorithm))
         # -X n: the signature stripped from an honest token.
-        out.append(("null signature", head + "." + body + ".", bad_signature | {"malformed_jws"}))
+        out.append(("null signature", head + "." + body + ".", bad_signature))
         out.append(("no signature part", head + "." + body, {"malformed_jws"}))
         # -T/-I: claims changed under the honest signature.
         other = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
@@ -164,8 +164,9 @@ class Forge:
         out.append(("kid command injection", self.rs256(self.attacker, self.header(kid="key|/usr/bin/id"), c()), unknown_kid))
         out.append(("kid of 8 KiB", self.rs256(self.attacker, self.header(kid="k" * 8192), c()), unknown_kid))
         # Psychic signature (CVE-2022-21449): ES256 with r = s = 0, and with r = s = n; and an ES256 signature by
-        # another P-256 key. Under the RSA key's kid they are refused for the key's type; under the service's
-        # own P-256 key (`ec_kid`, where it has one) they reach the ECDSA check itself.
+        # another P-256 key. Under the RSA key's kid they are refused as an algorithm the key (or, at Apple's
+        # endpoint, the service) does not take; under the service's own P-256 key (`ec_kid`, where it has one)
+        # they reach the ECDSA check itself.
         order = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
         p256 = ec.generate_private_key(ec.SECP256R1())
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
@@ -254,9 +255,10 @@ def post(url, form, token, bearer):
             return response.status, None
     except urllib.error.HTTPError as error:
         try:
-            code = json.loads(error.read()).get("code")
+            document = json.loads(error.read())
         except ValueError:
-            code = None
+            document = None
+        code = document.get("code") if isinstance(document, dict) else None
         return error.code, code
 
 
@@ -270,6 +272,8 @@ def main():
     parser.add_argument("--trusted-https")
     parser.add_argument("--ec-kid")
     args = parser.parse_args()
+    if args.ec_kid is not None and args.ec_kid == args.kid:
+        parser.error("--ec-kid must name another key than --kid")
     with open(args.key, "rb") as handle:
         key = serialization.load_pem_private_key(handle.read(), password=None)
     forge = Forge(key, args.kid, args.aud, args.issuer, args.form)

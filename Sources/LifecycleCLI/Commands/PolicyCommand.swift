@@ -19,8 +19,8 @@ struct PolicyCommand: LifecycleCommand {
                   each category the policy erases or retains must be mapped to defined targets ("self" is
                   built in). Prints one line per problem naming the file, the field and the fix; a broken
                   policy file's problem once, naming the apps that use it. An app whose policy has no rule
-                  for account-deleted or in-app-deletion gets a "warning:" line (such a request erases
-                  nothing); warnings leave the exit status as it is.
+                  for account-deleted or in-app-deletion gets a "warning:" line (such a request erases no
+                  category; only retain[] purges run); warnings leave the exit status as it is.
         explain   prints what policy ID erases on each trigger, by when, and what it keeps under which law.
                   --at TIME adds the absolute dates for an event at TIME (RFC 3339 or Unix time).
 
@@ -116,7 +116,7 @@ struct PolicyCommand: LifecycleCommand {
     }
 
     /// One warning per app whose policy names no rule for a kind of deletion (``ErasurePolicy/uncoveredDeletions``):
-    /// such a request is acknowledged and erases nothing.
+    /// such a request is acknowledged and no rule's categories are erased (only the policy's `retain[]` purges).
     static func deletionWarnings(_ document: JSONValue, file: String, library: PolicyLibrary) -> [String] {
         var lines: [String] = []
         for (index, app) in (document["apps"]?.arrayValue ?? []).enumerated() {
@@ -131,7 +131,8 @@ struct PolicyCommand: LifecycleCommand {
                     + ConfigurationError(
                         file: file, field: "apps[\(index)].policy",
                         problem: "policy \"\(policy.id)\" has no rule for \(triggers): such a request is "
-                            + "acknowledged and erases nothing",
+                            + "acknowledged and no category is erased"
+                            + (policy.retain.isEmpty ? "" : " (only the retain[] purges are scheduled)"),
                         fix: "add \(triggers) to a rule's \"on\" (the shipped default erases both deletions alike)"
                     ).description)
         }

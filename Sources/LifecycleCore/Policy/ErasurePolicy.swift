@@ -33,8 +33,9 @@ public struct ErasurePolicy: Hashable, Sendable {
     /// `id@version`, the human part of the frozen reference (the caller appends `#sha256`).
     public var reference: String { "\(id)@\(version)" }
 
-    /// The deletions (`account-deleted`, `in-app-deletion`) no rule names: such a request is acknowledged,
-    /// listed in the ledger and reports as open, and erases nothing, with no deadline to miss.
+    /// The deletions (`account-deleted`, `in-app-deletion`) no rule names: such a request is acknowledged and
+    /// erases none of the rules' categories; only the `retain[]` purges are scheduled (with none, it stays open
+    /// in the ledger with no deadline to miss).
     public var uncoveredDeletions: [PolicyTrigger] {
         PolicyTrigger.allCases.filter { trigger in trigger.isDeletion && !rules.contains { $0.on.contains(trigger) } }
     }

@@ -221,7 +221,8 @@ public final class ServiceRuntime: Sendable {
                 context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
                 continue
             }
-            // A deletion of a kind the app's policy has no rule for erases nothing and has no deadline.
+            // A deletion of a kind the app's policy has no rule for erases none of its categories (only the
+            // policy's retain[] purges are scheduled).
             guard let policy = context.configuration.policies[erasure.policyID], !policy.uncoveredDeletions.isEmpty
             else { continue }
             context.log.warning(

@@ -126,6 +126,7 @@ struct RequestLedgerServeTests {
         #expect(later.json?["requests"]?.arrayValue == requests, "the ledger entry survives erasure and purge")
         #expect(await fixture.stop() == [0])
     }
+
     @Test("an in-app deletion through the admin API is a request of source in-app, acknowledged when recorded")
     func inAppDeletion() async throws {
         let fixture = try await ServeFixture(
@@ -140,12 +141,13 @@ struct RequestLedgerServeTests {
         // Known to the service first (a consent revocation), then deleted inside the app.
         #expect(
             try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        // The query's day from before the request, so a midnight between them cannot move the window past it.
+        let day = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay)
+        let next = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay + 2)
         let deleted = try await fixture.admin("POST", "/v1/apps/shop/accounts/\(Self.subject)/deletion")
         #expect(deleted.status == 200, "\(deleted)")
         #expect(deleted.json?["state"] == "deleted", "\(deleted)")
 
-        let day = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay)
-        let next = ReportDays.date(fixture.now.millisecondsSinceEpoch / ReportDays.millisecondsPerDay + 1)
         @Sendable func inApp() async throws -> [JSONValue] {
             let listed = try await fixture.admin("GET", "/v1/requests?app=shop&from=\(day)&to=\(next)")
             return (listed.json?["requests"]?.arrayValue ?? []).filter { $0["source"] == "in-app" }
