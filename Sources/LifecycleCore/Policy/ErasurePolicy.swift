@@ -37,7 +37,7 @@ public struct ErasurePolicy: Hashable, Sendable {
     /// erases none of the rules' categories; only the `retain[]` purges are scheduled (with none, it stays open
     /// in the ledger with no deadline to miss).
     public var uncoveredDeletions: [PolicyTrigger] {
-        PolicyTrigger.allCases.filter { trigger in trigger.isDeletion && !rules.contains { $0.on.contains(trigger) } }
+        PolicyTrigger.allCases.filter { $0.isDeletion && rules(on: $0).isEmpty }
     }
 
     /// The rules that start on a trigger, in file order.

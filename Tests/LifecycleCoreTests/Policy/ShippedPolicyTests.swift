@@ -25,7 +25,23 @@ struct ShippedPolicyTests {
         #expect(policy.id + ".json" == name)
         #expect(!policy.rules(on: .accountDeleted).isEmpty)
         #expect(!policy.rules(on: .inAppDeletion).isEmpty)
+        #expect(policy.uncoveredDeletions.isEmpty, "serve would warn about a shipped policy")
         #expect(policy.rules.allSatisfy { $0.basis != nil }, "every shipped rule cites its basis")
+    }
+
+    @Test(
+        "uncoveredDeletions names each kind of deletion no rule is on",
+        arguments: [
+            (#"["account-deleted"]"#, ["in-app-deletion"]), (#"["account-deleted", "in-app-deletion"]"#, []),
+            (#"["consent-revoked"]"#, ["account-deleted", "in-app-deletion"]),
+        ])
+    func uncoveredDeletions(on: String, uncovered: [String]) throws {
+        let json = """
+            {"id": "p", "version": 1, "jurisdiction": "EU", "timezone": "UTC",
+             "rules": [{"on": \(on), "erase": ["profile"], "within": "P1M"}]}
+            """
+        let policy = try PolicyValidator.validate(Array(json.utf8), file: "p.json")
+        #expect(policy.uncoveredDeletions.map(\.rawValue) == uncovered)
     }
 
     @Test("no other file sits in policies/ unvalidated")
