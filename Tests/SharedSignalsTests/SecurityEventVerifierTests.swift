@@ -75,6 +75,8 @@ struct SecurityEventVerifierTests {
             (["jti": nil], .malformedClaims, "invalid_request"),
             (["iat": nil], .malformedClaims, "invalid_request"),
             (["iat": .integer(1_767_229_200)], .issuedInFuture, "authentication_failed"),
+            // Before 1970: without toe or event_timestamp, iat is the event's time (found by the fuzz target).
+            (["iat": .integer(-26)], .malformedClaims, "invalid_request"),
             (["events": .object([:])], .malformedEvent, "invalid_request"),
             (["sub_id": nil], .malformedEvent, "invalid_request"),
             (["sub_id": ["format": "iss_sub", "iss": "x"]], .malformedEvent, "invalid_request"),

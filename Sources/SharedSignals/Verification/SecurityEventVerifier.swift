@@ -104,6 +104,10 @@ public struct SecurityEventVerifier: Sendable {
             throw VerificationError(.malformedClaims, "iat is missing")
         }
         let issuedAt = try NotificationVerifier.numericDate(rawIssuedAt, "iat")
+        // It is the event's time when the SET names no other, and that time is stored and reported.
+        guard issuedAt.millisecondsSinceEpoch >= 0 else {
+            throw VerificationError(.malformedClaims, "iat is before 1970")
+        }
         guard issuedAt.millisecondsSinceEpoch <= now.millisecondsSinceEpoch &+ leeway else {
             throw VerificationError(.issuedInFuture, "iat \(issuedAt.iso8601) is after \(now.iso8601)")
         }
