@@ -159,7 +159,8 @@ struct HostileResponseTests {
         _ = await served.value
     }
 
-    /// Runs blocking work on a thread of its own and answers its result.
+    /// Runs blocking work on a thread of its own and answers its result. Not a ``BlockingExecutor``: a bounded
+    /// pool queues a client behind listeners blocked in accept(2), which stalled the parallel suite for seconds.
     static func onThread<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async -> Result<T, E> {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: Result { () throws(E) in try work() }) }.start()

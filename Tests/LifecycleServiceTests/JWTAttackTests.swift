@@ -35,7 +35,7 @@ struct JWTAttackTests {
         #expect(health.status == 200)
         service.kill(signal: SIGTERM)
         #expect(await service.waitForExit() == 0)
-        let stored = try RetentionServeTests.count(
+        let stored = try StoreFile.count(
             "SELECT count(*) FROM notifications", in: harness.directory.file("lifecycle.sqlite"))
         #expect(stored == 1, "only the honest notification is stored")
     }

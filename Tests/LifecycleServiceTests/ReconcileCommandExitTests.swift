@@ -88,7 +88,7 @@ struct ReconcileCommandExitTests {
         #expect(run.errors.contains("header has no \"sub\" column"), "\(run.errors.prefix(2000))")
         let longest = run.errorLines.map(\.utf8.count).max() ?? 0
         #expect(longest <= 4096, "a line of \(longest) bytes")
-        let stored = try RetentionServeTests.count(
+        let stored = try StoreFile.count(
             "SELECT max(length(error)) FROM reconcile_runs WHERE status = 'failed'",
             in: fixture.directory.file("lifecycle.sqlite"))
         #expect((1...2200).contains(stored), "the run's error is \(stored) characters")

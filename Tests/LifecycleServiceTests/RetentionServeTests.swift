@@ -1,6 +1,5 @@
 import Foundation
 import LifecycleCore
-import LifecycleSQL
 import TestSupport
 import Testing
 
@@ -32,7 +31,8 @@ struct RetentionServeTests {
         #expect(await fixture.stop() == [0])
 
         let store = fixture.directory.file("lifecycle.sqlite")
-        #expect(try Self.count("SELECT count(*) FROM notifications WHERE sealed_raw_jws IS NOT NULL", in: store) == 2)
+        #expect(
+            try StoreFile.count("SELECT count(*) FROM notifications WHERE sealed_raw_jws IS NOT NULL", in: store) == 2)
 
         // 91 days on: the payloads are past notificationPayloadDays (90); the history (730) is not.
         try await fixture.start(environment: ["LIFECYCLE_CLOCK_OFFSET_SECONDS": String(91 * 86_400)])
@@ -46,14 +46,14 @@ struct RetentionServeTests {
         #expect(try await fixture.metric("lifecycle_retention_last_run_timestamp_seconds") ?? 0 > 0)
         #expect(await fixture.stop() == [0])
 
-        #expect(try Self.count("SELECT count(*) FROM notifications", in: store) == 2, "the rows stay")
+        #expect(try StoreFile.count("SELECT count(*) FROM notifications", in: store) == 2, "the rows stay")
         #expect(
-            try Self.count(
+            try StoreFile.count(
                 "SELECT count(*) FROM notifications WHERE sealed_raw_jws IS NOT NULL OR sealed_email IS NOT NULL",
                 in: store) == 0)
-        #expect(try Self.count("SELECT count(*) FROM account_history", in: store) == 2, "the history stays")
+        #expect(try StoreFile.count("SELECT count(*) FROM account_history", in: store) == 2, "the history stays")
         #expect(
-            try Self.count("SELECT count(*) FROM accounts WHERE state = 'consent-revoked'", in: store) == 2,
+            try StoreFile.count("SELECT count(*) FROM accounts WHERE state = 'consent-revoked'", in: store) == 2,
             "the accounts stay")
     }
 
@@ -66,11 +66,5 @@ struct RetentionServeTests {
         #expect(lines.count == 1, "\(outcome.errors)")
         #expect(outcome.errors.contains("retention.historyDays"), "\(outcome.errors)")
         #expect(outcome.errors.contains("730"), "\(outcome.errors)")
-    }
-
-    static func count(_ query: String, in path: String) throws -> Int64 {
-        let connection = try SQLiteConnection(path: path, role: .reader, busyTimeoutMilliseconds: 5000)
-        defer { connection.close() }
-        return try connection.queryInt64(query) ?? -1
     }
 }

@@ -30,6 +30,12 @@ package enum HTTPTokens {
         bytes.allSatisfy(isFieldValueCharacter)
     }
 
+    /// HEXDIG (RFC 5234 §B.1), either case: chunk sizes, percent-escapes.
+    package static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
     package static let space = UInt8(ascii: " ")
     package static let horizontalTab = UInt8(ascii: "\t")
     package static let carriageReturn = UInt8(ascii: "\r")

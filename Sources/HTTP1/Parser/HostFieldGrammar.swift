@@ -24,7 +24,9 @@ enum HostFieldGrammar {
         } else {
             while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
                 if bytes[index] == UInt8(ascii: "%") {
-                    guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+                    guard index + 2 < bytes.count, HTTPTokens.isHexDigit(bytes[index + 1]),
+                        HTTPTokens.isHexDigit(bytes[index + 2])
+                    else {
                         return false
                     }
                     index += 3
@@ -45,12 +47,12 @@ enum HostFieldGrammar {
         if let first = body.first, first == UInt8(ascii: "v") || first == UInt8(ascii: "V") {
             let rest = body.dropFirst()
             guard let dot = rest.firstIndex(of: UInt8(ascii: ".")), dot > rest.startIndex,
-                rest[rest.startIndex..<dot].allSatisfy(isHexDigit), dot + 1 < rest.endIndex
+                rest[rest.startIndex..<dot].allSatisfy(HTTPTokens.isHexDigit), dot + 1 < rest.endIndex
             else { return false }
             return rest[(dot + 1)...].allSatisfy { isUnreserved($0) || isSubDelimiter($0) || $0 == UInt8(ascii: ":") }
         }
         return body.contains(UInt8(ascii: ":"))
-            && body.allSatisfy { isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
+            && body.allSatisfy { HTTPTokens.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
     }
 
     /// unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
@@ -76,8 +78,4 @@ enum HostFieldGrammar {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
-    }
 }

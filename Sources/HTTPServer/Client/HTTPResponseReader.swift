@@ -179,7 +179,7 @@ package struct HTTPResponseReader {
         while true {
             let line = try readLine(limit: limits.maxHeaderSectionLength, fill)
             // chunk-size is 1*HEXDIG (RFC 9112 §7.1), then optional whitespace and extensions after `;`.
-            let digits = line.prefix(while: Self.isHexDigit)
+            let digits = line.prefix(while: HTTPTokens.isHexDigit)
             let rest = line[digits.endIndex...]
             guard !digits.isEmpty, digits.count <= limits.maxChunkSizeDigits,
                 rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.first == UInt8(ascii: " ")
@@ -208,9 +208,5 @@ package struct HTTPResponseReader {
     static func decimal(_ bytes: [UInt8]) -> Int? {
         guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 }
