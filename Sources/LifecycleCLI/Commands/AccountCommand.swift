@@ -17,7 +17,7 @@ struct AccountCommand: LifecycleCommand {
                 "account", action: action,
                 options: [.value("--app", "ID", required: true), .value("--sub", "SUB", required: true)]
                     + (action == "show" ? [] : [.value("--event-time", "TIME")])
-                    + [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel])
+                    + [.json, .config, .adminURL, .tokenFile, .logLevel])
         } + [
             CommandSyntax(
                 "account", action: "export",

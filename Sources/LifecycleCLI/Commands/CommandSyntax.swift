@@ -23,6 +23,10 @@ public struct CommandOption: Sendable, Hashable {
     public static let logLevel = value("--log-level", "LEVEL")
     /// `--json`: the result as one JSON document.
     public static let json = flag("--json")
+    /// `--url URL`: work through a running service's admin listener instead of the store.
+    public static let adminURL = value("--url", "URL")
+    /// `--token-file FILE`: the admin bearer token for `--url`.
+    public static let tokenFile = value("--token-file", "FILE")
 
     public var takesValue: Bool { placeholder != nil }
 

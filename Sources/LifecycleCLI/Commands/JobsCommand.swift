@@ -13,17 +13,17 @@ struct JobsCommand: LifecycleCommand {
             "jobs", action: "list",
             options: [
                 .value("--status", "STATUS"), .value("--app", "ID"), .value("--sub", "SUB"), .value("--limit", "N"),
-                .json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel,
+                .json, .config, .adminURL, .tokenFile, .logLevel,
             ]),
         CommandSyntax("jobs", action: "run", options: [.flag("--once"), .config, .logLevel]),
         CommandSyntax(
             "jobs", action: "retry", positionals: "ID", count: 1...1,
-            options: [.config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel]),
+            options: [.config, .adminURL, .tokenFile, .logLevel]),
         CommandSyntax(
             "jobs", action: "complete", positionals: "ID TARGET", count: 2...2,
             options: [
-                .value("--outcome", "erased|unverifiable|failed"), .config, .value("--url", "URL"),
-                .value("--token-file", "FILE"), .logLevel,
+                .value("--outcome", "erased|unverifiable|failed"), .config, .adminURL,
+                .tokenFile, .logLevel,
             ]),
     ]
     static let details = """

@@ -14,11 +14,11 @@ struct OutboxCommand: LifecycleCommand {
             "outbox", action: "list",
             options: [
                 .value("--status", "pending|delivered|dead"), .value("--limit", "N"), .value("--after", "ID"), .json,
-                .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel,
+                .config, .adminURL, .tokenFile, .logLevel,
             ]),
         CommandSyntax(
             "outbox", action: "retry", positionals: "ID", count: 1...1,
-            options: [.json, .config, .value("--url", "URL"), .value("--token-file", "FILE"), .logLevel]),
+            options: [.json, .config, .adminURL, .tokenFile, .logLevel]),
     ]
     static let details = """
         list    messages in id order with attempts, last error and status code (and the frozen payload

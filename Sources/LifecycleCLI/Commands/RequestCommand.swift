@@ -24,8 +24,8 @@ struct RequestCommand: LifecycleCommand {
                     ? [.value("--notice-at", "TIME", required: true), .value("--deadline", "TIME", required: true)]
                     : [])
                 + [
-                    .value("--event-time", "TIME"), .json, .config, .value("--url", "URL"),
-                    .value("--token-file", "FILE"), .logLevel,
+                    .value("--event-time", "TIME"), .json, .config, .adminURL,
+                    .tokenFile, .logLevel,
                 ])
     }
     static let details = """
