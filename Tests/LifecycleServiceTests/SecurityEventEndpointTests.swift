@@ -119,6 +119,25 @@ struct SecurityEventEndpointTests {
         await fake.stop()
     }
 
+    @Test("an event's reason is logged only when it is a value RISC defines: free text can name a person")
+    func reasonInTheLog() async throws {
+        let fake = try FakeTransmitter()
+        let fixture = try await Self.start(fake)
+        let freeText = "Disabled after Jane Q. Example (jane.example@mail.test) called support"
+        for (sub, reason) in [("user-hijacked", "hijacking"), ("user-told", freeText)] {
+            let set = fake.set(
+                event: Self.risc + "account-disabled", body: ["reason": .string(reason)],
+                subject: FakeTransmitter.issSub(sub, issuer: fake.issuer), audience: .string(Self.audience))
+            let pushed = try await fake.push(set, to: fixture.publicClient(), path: Self.path, token: Self.bearer)
+            #expect(pushed.status == 202, "\(pushed)")
+        }
+        let reasons = fixture.logEvents("signal.accepted").compactMap { $0["event_reason"]?.stringValue }
+        #expect(reasons == ["hijacking", "unregistered"], "\(reasons)")
+        #expect(!fixture.log.contains("jane.example"), "the free text reached the log")
+        #expect(!fixture.log.contains("Jane Q."), "the free text reached the log")
+        await fake.stop()
+    }
+
     @Test(
         "LIFECYCLE_SIGNALS_TOKEN_<APP>_<ID> alone (no authorization.secretFile) is the push bearer token: a push without it is refused"
     )

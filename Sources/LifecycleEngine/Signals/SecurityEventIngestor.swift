@@ -183,7 +183,7 @@ public final class SecurityEventIngestor: Sendable {
             ("provider", .string(provider)), ("type", .string(token.eventType.shortName)),
             ("event_time", .string(token.eventTime.iso8601)),
         ]
-        if let reason = token.reason { fields.append(("event_reason", .string(reason))) }
+        if let reason = token.reasonForLog { fields.append(("event_reason", .string(reason))) }
         if case .accepted(_, _, let changed) = outcome, let changed {
             transitionMetrics.record(changed)
             fields.append(("disposition", .string(changed.disposition.canonicalName)))

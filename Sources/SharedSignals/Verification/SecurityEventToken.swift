@@ -23,6 +23,13 @@ public struct SecurityEventToken: Hashable, Sendable {
     public var subject: SubjectIdentifier?
     /// `reason` of the event when it is a string (RISC `account-disabled`: `hijacking`, `bulk-account`).
     public var reason: String?
+    /// The `reason` values RISC 1.0 §2.3 defines for `account-disabled`.
+    public static let registeredReasons: Set<String> = ["hijacking", "bulk-account"]
+    /// ``reason`` as it may be logged: a registered value as it is, any other text `unregistered`. A
+    /// transmitter is free to put a sentence there, and a sentence can name the person it is about.
+    public var reasonForLog: String? {
+        reason.map { Self.registeredReasons.contains($0) ? $0 : "unregistered" }
+    }
     /// `state` of a verification event (SSF 1.0 §8.1.4.1), recorded so that `stream verify` can match it.
     public var state: String?
     /// `status` of a stream-updated event (SSF 1.0 §8.1.5: `enabled`, `paused`, `disabled`).
