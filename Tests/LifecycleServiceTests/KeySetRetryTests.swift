@@ -36,6 +36,36 @@ struct KeySetRetryTests {
         #expect(accepted.status == 200, "\(accepted)")
     }
 
+    @Test(
+        "a notification while Apple's key set cannot be loaded is answered 503, stored nowhere, and accepted when sent again"
+    )
+    func unavailableUntilKeysLoad() async throws {
+        let fixture = try await ServeFixture(extra: ["apple": ["jwks": "late/jwks.json"]])
+        let serve = try await fixture.start(waitingUntilReady: false)
+        defer { serve.kill(signal: SIGKILL) }
+        let body = fixture.notification(type: "consent-revoked", subject: "000111.unavailable.1")
+        let refused = await eventually(timeout: .seconds(60)) { (try? await fixture.post(body))?.status == 503 }
+        #expect(refused, "\(fixture.log.suffix(2000))")
+        let answer = try await fixture.post(body)
+        #expect(answer.json?["err"] == "temporarily_unavailable", "\(answer)")
+        #expect(!fixture.logEvents("notification.keys_unavailable").isEmpty, "\(fixture.log.suffix(2000))")
+        let account = try await fixture.admin("GET", "/v1/apps/shop/accounts/000111.unavailable.1")
+        #expect(account.status == 404, "nothing was stored for it: \(account)")
+
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.file("late"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: fixture.directory.file("jwks.json"), toPath: fixture.directory.file("late/jwks.json"))
+        // Apple sends the same body again; once the set has loaded it is accepted, once.
+        let accepted = await eventually(timeout: .seconds(60)) {
+            (try? await fixture.post(body))?.json?["status"] == "accepted"
+        }
+        #expect(accepted, "\(fixture.log.suffix(2000))")
+        #expect(try await fixture.post(body).json?["status"] == "duplicate")
+        let stored = try await fixture.admin("GET", "/v1/apps/shop/accounts/000111.unavailable.1")
+        #expect(stored.json?["state"] == "consent-revoked", "\(stored)")
+    }
+
     /// The same for another provider's key set: `/readyz` does not wait for it, but its SETs are refused (503)
     /// until it loads, and nothing but the retry would load it while no transmitter pushes.
     @Test("a provider's key set that failed to load is loaded by serve once it can be read, with no request")

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPServer
+import LifecycleCore
+import Testing
+
+/// The secrets an operator hands `serve` (README, "Admin API" and "Personal data at rest"), observed from
+/// outside the real process: the admin token a SIGHUP swaps, and the master key file it creates.
+@Suite("Operator secrets of lifecycle serve")
+struct OperatorSecretsProcessTests {
+    /// `GET /metrics` on the fixture's admin listener with `token`; the status.
+    static func adminStatus(_ fixture: ServeFixture, token: String) async throws -> Int {
+        let client = HTTPClient(host: "127.0.0.1", port: fixture.adminPort, timeout: .seconds(10))
+        let response = try await client.send(
+            HTTPClientRequest(method: "GET", target: "/metrics", headers: ["Authorization": "Bearer \(token)"]))
+        return response.status
+    }
+
+    @Test("a new admin.tokenFile token takes over at SIGHUP: the old token is refused from then on")
+    func adminTokenSwappedByReload() async throws {
+        let fixture = try await ServeFixture()
+        let serve = try await fixture.start()
+        let old = ServeFixture.adminToken
+        let new = "rotated-admin-token-9876543210-abcdef"
+        #expect(try await Self.adminStatus(fixture, token: old) == 200)
+        #expect(try await Self.adminStatus(fixture, token: new) == 401)
+
+        try fixture.writeSecret(new, to: "secrets/admin-token")
+        #expect(try await Self.adminStatus(fixture, token: old) == 200, "a changed file alone changes nothing")
+        serve.kill(signal: SIGHUP)
+        let swapped = await eventually(timeout: .seconds(10)) {
+            (try? await Self.adminStatus(fixture, token: new)) == 200
+        }
+        #expect(swapped, "\(fixture.log.suffix(2000))")
+        #expect(try await Self.adminStatus(fixture, token: old) == 401)
+        #expect(fixture.logEvents("reload.configuration").count == 1, "\(fixture.log.suffix(2000))")
+        #expect(!fixture.log.contains(new) && !fixture.log.contains(old), "a token reached the log")
+    }
+
+    @Test("the master key file is created 0600 with one fresh key on first start, and kept as it is after")
+    func masterKeyFileCreated() async throws {
+        let fixture = try await ServeFixture()
+        let path = fixture.directory.file("var/secrets/master.key")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        _ = try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.key.1")).status == 200)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(attributes)")
+        let first = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = first.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].count == 64 && lines[0].allSatisfy(\.isHexDigit), "one key, 64 hex digits")
+        #expect(await fixture.stop() == [0])
+
+        _ = try await fixture.start()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == first, "a second start keeps the key")
+        let account = try await fixture.admin("GET", "/v1/apps/shop/accounts/000111.key.1")
+        #expect(account.status == 200, "the data sealed under the key reads back after the restart: \(account)")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test("LIFECYCLE_MASTER_KEY stands in for the file: serve runs on it and creates no key file")
+    func masterKeyFromTheEnvironment() async throws {
+        let fixture = try await ServeFixture()
+        let key = String(repeating: "5a", count: 32)
+        _ = try await fixture.start(environment: ["LIFECYCLE_MASTER_KEY": key])
+        #expect(
+            try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.key.2")).status == 200)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("var/secrets/master.key")))
+        #expect(!fixture.log.contains(key), "the key reached the log")
+        #expect(await fixture.stop() == [0])
+    }
+}
