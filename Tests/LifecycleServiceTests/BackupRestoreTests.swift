@@ -219,6 +219,84 @@ struct BackupRestoreTests {
         #expect(await fixture.stop() == [0])
     }
 
+    @Test(
+        "restore refuses a journal of another store, one begun after the backup, a line that does not parse and a newer schema; backup refuses an existing DEST"
+    )
+    func restoreRefusesForeignJournals() async throws {
+        let fixture = try await Self.fixture()
+        try await fixture.start()
+        #expect(
+            try await fixture.post(Self.emailNotification(fixture, subject: Self.erased, relay: Self.relay)).status
+                == 200)
+        let backup = try await fixture.lifecycle(["backup", "store.backup", "--config", fixture.configurationFile])
+        #expect(backup.status == 0, "\(backup)")
+        let again = try await fixture.lifecycle(["backup", "store.backup", "--config", fixture.configurationFile])
+        #expect(again.status == 2 && again.errorLines.count == 1, "\(again)")
+        #expect(again.errors.contains("exists; back up to a new file name"), "\(again)")
+        #expect(await fixture.stop() == [0])
+        let storeBefore = try #require(SHA256.fileDigest(path: database(fixture)))
+        let journalPath = database(fixture) + "-erasures.jsonl"
+        let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+        var lines = journal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let opened = try #require(JSONValue.parseIfValid(Array(lines[0].utf8)))
+        let store = try #require(opened["store"]?.stringValue)
+        let openedAt = try #require(opened["at"]?.stringValue)
+
+        /// Restores from `store.backup` with the journal's lines as given (and the manifest's text, when given),
+        /// then puts the true files back.
+        func restore(journal changed: [String], manifest: String? = nil) async throws -> LifecycleProcess.Finished {
+            let manifestPath = fixture.directory.file("store.backup.manifest.json")
+            let trueManifest = try String(contentsOfFile: manifestPath, encoding: .utf8)
+            try changed.joined(separator: "\n").write(toFile: journalPath, atomically: true, encoding: .utf8)
+            if let manifest { try manifest.write(toFile: manifestPath, atomically: true, encoding: .utf8) }
+            defer {
+                try? journal.write(toFile: journalPath, atomically: true, encoding: .utf8)
+                try? trueManifest.write(toFile: manifestPath, atomically: true, encoding: .utf8)
+            }
+            return try await fixture.lifecycle(["restore", "store.backup", "--config", fixture.configurationFile])
+        }
+
+        lines[0] = lines[0].replacingOccurrences(of: store, with: "st_0123456789abcdef0123456789abcdef")
+        let foreign = try await restore(journal: lines)
+        #expect(foreign.status == 1 && foreign.errorLines.count == 1, "\(foreign)")
+        #expect(foreign.errors.contains("the journal of store st_0123456789abcdef"), "\(foreign)")
+
+        lines = journal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[0] = lines[0].replacingOccurrences(of: openedAt, with: "2099-01-01T00:00:00.000Z")
+        let late = try await restore(journal: lines)
+        #expect(late.status == 1 && late.errorLines.count == 1, "\(late)")
+        #expect(late.errors.contains("after the backup was taken"), "\(late)")
+
+        lines = journal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Whole JSON but not a journal line: damaged, not torn (a line a crash cut short is skipped wherever it is).
+        lines.insert(#"{"kind": "erasure", "subject": 12}"#, at: 1)
+        let unparsed = try await restore(journal: lines)
+        #expect(unparsed.status == 1 && unparsed.errorLines.count == 1, "\(unparsed)")
+        #expect(unparsed.errors.contains("line 2 "), "\(unparsed)")
+        #expect(unparsed.errors.contains("cannot be re-applied"), "\(unparsed)")
+
+        let manifest = try String(
+            contentsOfFile: fixture.directory.file("store.backup.manifest.json"), encoding: .utf8)
+        let version = try #require(
+            JSONValue.parseIfValid(Array(manifest.utf8))?["schemaVersion"]?.integerValue)
+        let newer = manifest.replacingOccurrences(
+            of: #"("schemaVersion"\s*:\s*)\#(version)\b"#, with: "$199999", options: .regularExpression)
+        #expect(newer != manifest)
+        let future = try await restore(
+            journal: journal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+            manifest: newer)
+        #expect(future.status == 1 && future.errorLines.count == 1, "\(future)")
+        #expect(future.errors.contains("schema version 99999 is newer than this build's"), "\(future)")
+
+        #expect(try #require(SHA256.fileDigest(path: database(fixture))) == storeBefore, "no refusal changed the store")
+        // A line a crash cut short, then later runs' lines after it: skipped, counted, and the restore goes on.
+        lines = journal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.insert(#"{"kind": "erasure", "sub"#, at: 1)
+        let torn = try await restore(journal: lines)
+        #expect(torn.status == 0, "\(torn)")
+        #expect(torn.output.contains("1 torn journal lines skipped"), "\(torn)")
+    }
+
     @Test("on a PostgreSQL store backup and restore refuse with one line pointing at the README's recipe")
     func postgresRefused() async throws {
         let fixture = try await ServeFixture()
