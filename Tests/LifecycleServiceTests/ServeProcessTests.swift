@@ -284,6 +284,35 @@ struct ServeProcessTests {
     // MARK: Signals
 
     /// The names `top -H`, `perf` and `/proc/<pid>/task/*/comm` show, as the README's benchmark section lists.
+    @Test(
+        "an unknown event type is stored and answered 200 ignored under type=unknown; the same event under a new jti is 200 duplicate"
+    )
+    func ignoredAndDuplicateAnswers() async throws {
+        let fixture = try await ServeFixture()
+        try await fixture.start()
+        let subject = "000222.answers.0001"
+        let unknown = try await fixture.post(fixture.notification(type: "account-frozen-someday", subject: subject))
+        #expect(unknown.status == 200 && unknown.json?["status"] == "ignored", "\(unknown)")
+        #expect(
+            try await fixture.metric("lifecycle_notifications_total", ["type": "unknown", "outcome": "ignored"]) == 1)
+        let store = fixture.directory.file("lifecycle.sqlite")
+        #expect(
+            try StoreFile.count("SELECT count(*) FROM notifications WHERE type = 'account-frozen-someday'", in: store)
+                == 1, "stored under its own type name, never dropped")
+
+        let eventTime = fixture.now.adding(seconds: -60)
+        let first = try await fixture.post(
+            fixture.notification(type: "email-disabled", subject: subject, eventTime: eventTime))
+        let again = try await fixture.post(
+            fixture.notification(type: "email-disabled", subject: subject, eventTime: eventTime))
+        #expect(first.json?["status"] == "accepted", "\(first)")
+        #expect(again.status == 200 && again.json?["status"] == "duplicate", "a new jti, the same event: \(again)")
+        #expect(
+            try await fixture.metric(
+                "lifecycle_notifications_total", ["type": "email-disabled", "outcome": "duplicate"]) == 1)
+        #expect(await fixture.stop() == [0])
+    }
+
     @Test("serve names its store writer, checkpoint, reader and event-loop threads")
     func threadNames() async throws {
         let fixture = try await ServeFixture()
