@@ -1,0 +1,101 @@
+import Foundation
+import HTTP1
+import LifecycleCore
+import Testing
+
+/// The `webhook` erasure target through the real `serve` (README, "Erasure"): it POSTs a signed
+/// `account.erasure.requested` to the app's webhook; a 202 leaves the step waiting until
+/// `lifecycle jobs complete ID TARGET` records the callback, or until `erasure.callbackTimeoutSeconds` pass,
+/// when it is `unverified`. Observed from outside: the receiver, `jobs list --json` and exit statuses.
+@Suite("Webhook erasure target through serve")
+struct WebhookErasureProcessTests {
+    static let subject = "000888.webhookerasure.0001"
+
+    static func fixture(receiver: WebhookReceiver, erasure: JSONObject) async throws -> ServeFixture {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(webhook: receiver.url, erasureTargets: ["backend": ["type": "webhook"]])],
+            extra: ["erasure": .object(erasure)])
+        try fixture.writeSecret(ServeProcessTests.webhookSecret, to: "secrets/shop-webhook")
+        return fixture
+    }
+
+    /// The subject's one job as `lifecycle jobs list --json --sub` prints it.
+    static func job(_ fixture: ServeFixture) async throws -> JSONValue? {
+        let listed = try await fixture.lifecycle([
+            "jobs", "list", "--sub", subject, "--json", "--config", fixture.configurationFile,
+        ])
+        guard listed.status == 0 else { return nil }
+        return JSONValue.parseIfValid(Array(listed.output.utf8))?["jobs"]?.arrayValue?.first
+    }
+
+    static func backendStep(_ job: JSONValue?) -> JSONValue? {
+        job?["steps"]?.arrayValue?.first { $0["target"] == "backend" }
+    }
+
+    /// The deliveries of `account.erasure.requested` the receiver got.
+    static func requests(_ receiver: WebhookReceiver) -> [WebhookReceiver.Delivery] {
+        receiver.received.filter { $0.json?["type"] == "account.erasure.requested" }
+    }
+
+    @Test("a 202 from the app leaves the step waiting; jobs complete ID TARGET finishes it and the job completes")
+    func acceptedThenCompleted() async throws {
+        let receiver = try WebhookReceiver(status: .accepted)
+        let fixture = try await Self.fixture(receiver: receiver, erasure: ["pollMilliseconds": 100])
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
+
+        let asked = await eventually(timeout: .seconds(20)) { !Self.requests(receiver).isEmpty }
+        #expect(asked, "\(fixture.log.suffix(2000))")
+        let request = try #require(Self.requests(receiver).first)
+        #expect(WebhookReceiver.isSigned(request, secret: ServeProcessTests.webhookSecret), "signed like the outbox")
+        let data = try #require(request.json?["data"])
+        #expect(data["target"] == "backend")
+        #expect(data["sub"] == .string(Self.subject))
+        #expect(data["categories"]?.arrayValue?.contains("profile") == true, "\(data)")
+        #expect(data["deadline"]?.stringValue.flatMap(ISO8601Format.parse) != nil, "\(data)")
+        let id = try #require(data["job_id"]?.integerValue)
+
+        let waiting = await eventually(timeout: .seconds(10)) {
+            Self.backendStep(try? await Self.job(fixture))?["status"] == "waiting-callback"
+        }
+        #expect(waiting, "\(fixture.log.suffix(2000))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.job(fixture)?["status"] != "completed", "no callback, no completion")
+        #expect(Self.requests(receiver).count == 1, "a waiting step is not asked again")
+
+        let completed = try await fixture.lifecycle([
+            "jobs", "complete", String(id), "backend", "--config", fixture.configurationFile,
+        ])
+        #expect(completed.status == 0, "\(completed)")
+        let done = await eventually(timeout: .seconds(20)) {
+            (try? await Self.job(fixture))?["status"] == "completed"
+        }
+        #expect(done, "\(fixture.log.suffix(2000))")
+        #expect(Self.backendStep(try await Self.job(fixture))?["status"] == "done")
+        let twice = try await fixture.lifecycle([
+            "jobs", "complete", String(id), "backend", "--config", fixture.configurationFile,
+        ])
+        #expect(twice.status == 1, "nothing waits for a callback any more: \(twice)")
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+
+    @Test("a 202 whose callback never comes is unverified after erasure.callbackTimeoutSeconds")
+    func callbackTimesOut() async throws {
+        let receiver = try WebhookReceiver(status: .accepted)
+        let fixture = try await Self.fixture(
+            receiver: receiver, erasure: ["pollMilliseconds": 100, "callbackTimeoutSeconds": 1])
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
+        let unverified = await eventually(timeout: .seconds(20)) {
+            Self.backendStep(try? await Self.job(fixture))?["status"] == "unverified"
+        }
+        #expect(unverified, "\(fixture.log.suffix(2000))")
+        #expect(try await Self.job(fixture)?["status"] == "unverified", "never counted as erased")
+        #expect(Self.requests(receiver).count == 1)
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+}
