@@ -77,6 +77,18 @@ struct WebhookErasureProcessTests {
             "jobs", "complete", String(id), "backend", "--config", fixture.configurationFile,
         ])
         #expect(twice.status == 1, "nothing waits for a callback any more: \(twice)")
+        // README, "Metrics": the job and step gauges, the attempts counter and the completion histogram.
+        let counted = await eventually(timeout: .seconds(15)) {
+            let jobs = try? await fixture.metric("lifecycle_erasure_jobs", ["status": "completed"])
+            let steps = try? await fixture.metric("lifecycle_erasure_steps", ["target": "backend", "status": "done"])
+            return jobs == 1 && steps == 1
+        }
+        #expect(counted, "the erasure gauges")
+        #expect(
+            try await fixture.metric(
+                "lifecycle_erasure_step_attempts_total", ["target": "backend", "outcome": "waiting-callback"]) == 1)
+        #expect(try await fixture.metric("lifecycle_erasure_completion_seconds_count") == 1)
+        #expect(try await fixture.metric("lifecycle_erasure_jobs_overdue") == 0)
         #expect(await fixture.stop() == [0])
         await receiver.stop()
     }
@@ -94,6 +106,14 @@ struct WebhookErasureProcessTests {
         }
         #expect(unverified, "\(fixture.log.suffix(2000))")
         #expect(try await Self.job(fixture)?["status"] == "unverified", "never counted as erased")
+        let counted = await eventually(timeout: .seconds(15)) {
+            let jobs = try? await fixture.metric("lifecycle_erasure_jobs", ["status": "unverified"])
+            let steps = try? await fixture.metric(
+                "lifecycle_erasure_steps", ["target": "backend", "status": "unverified"])
+            return jobs == 1 && steps == 1
+        }
+        #expect(counted, "the erasure gauges")
+        #expect((try await fixture.metric("lifecycle_erasure_completion_seconds_count") ?? 0) == 0, "not completed")
         #expect(Self.requests(receiver).count == 1)
         #expect(await fixture.stop() == [0])
         await receiver.stop()
