@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import LifecycleCore
+import LifecycleDevTools
 import Synchronization
 
 @testable import LifecycleEngine
@@ -23,14 +24,38 @@ final class WebhookReceiver: Sendable {
     let server: HTTPServer
     let log = DeliveryLog()
 
+    /// The CA that issued the receiver's certificate, when it serves HTTPS (``init(port:status:first:holdFirst:tlsDirectory:)``).
+    let caFile: String?
+
     /// Starts on `port` (0 = any free port). The first requests are answered with `first`, in order, the
     /// rest with `status`. With `holdFirst`, the answer to the first request waits that long (a slow
-    /// receiver), while later requests are answered at once.
-    init(port: Int = 0, status: HTTPStatus = .noContent, first: [HTTPStatus] = [], holdFirst: Duration? = nil)
-        throws
-    {
+    /// receiver), while later requests are answered at once. With `tlsDirectory` it serves HTTPS with a
+    /// certificate for 127.0.0.1 from a CA made there for the test (``caFile``), which no system trusts.
+    init(
+        port: Int = 0, status: HTTPStatus = .noContent, first: [HTTPStatus] = [], holdFirst: Duration? = nil,
+        tlsDirectory: String? = nil
+    ) throws {
         let log = self.log
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port)) { request in
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: port)
+        if let tlsDirectory {
+            let authority = try DevelopmentCertificates.authority(commonName: "Webhook Receiver Test CA")
+            let issued = try DevelopmentCertificates.issue(
+                DevelopmentCertificates.Request(
+                    commonName: "127.0.0.1", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]),
+                signedBy: authority)
+            let caFile = tlsDirectory + "/receiver-ca.pem"
+            try authority.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+            try issued.certificatePEM.write(toFile: tlsDirectory + "/receiver.crt", atomically: true, encoding: .utf8)
+            try issued.privateKeyPEM.write(toFile: tlsDirectory + "/receiver.key", atomically: true, encoding: .utf8)
+            configuration.transport = .tls(
+                try TLSServerContext(
+                    certificateChainFile: tlsDirectory + "/receiver.crt", privateKeyFile: tlsDirectory + "/receiver.key"
+                ))
+            self.caFile = caFile
+        } else {
+            caFile = nil
+        }
+        server = HTTPServer(configuration: configuration) { request in
             let count = log.items.withLock { items in
                 items.append(
                     Delivery(
@@ -45,7 +70,7 @@ final class WebhookReceiver: Sendable {
     }
 
     var port: Int { server.boundPort ?? 0 }
-    var url: String { "http://127.0.0.1:\(port)/hooks/lifecycle" }
+    var url: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)/hooks/lifecycle" }
     var received: [Delivery] { log.items.withLock { $0 } }
 
     /// Whether `delivery` carries a valid Standard Webhooks signature under `secret`.
