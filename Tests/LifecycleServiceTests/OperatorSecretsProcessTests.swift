@@ -36,6 +36,28 @@ struct OperatorSecretsProcessTests {
         #expect(!fixture.log.contains(new) && !fixture.log.contains(old), "a token reached the log")
     }
 
+    @Test(
+        "without admin.tokenFile or LIFECYCLE_ADMIN_TOKEN serve refuses to start (exit 2, one line); with the variable it serves it"
+    )
+    func adminListenerNeedsAToken() async throws {
+        let fixture = try await ServeFixture()
+        try fixture.updateConfiguration { configuration in
+            configuration["admin"] = ["host": "127.0.0.1", "port": .integer(Int64(fixture.adminPort))]
+        }
+        let refused = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
+        #expect(refused.status == 2, "\(refused)")
+        // Besides the JSON log lines (`serve.stopped`), one line says what is wrong.
+        #expect(refused.errorLines.filter { !$0.hasPrefix("{") }.count == 1, "\(refused.errors)")
+        #expect(refused.errors.contains("admin listener enabled without a token"), "\(refused)")
+        #expect(refused.errors.contains("LIFECYCLE_ADMIN_TOKEN"), "the line names the fix: \(refused)")
+
+        let token = "environment-admin-token-0123456789abcdef"
+        _ = try await fixture.start(environment: ["LIFECYCLE_ADMIN_TOKEN": token])
+        #expect(try await Self.adminStatus(fixture, token: token) == 200)
+        #expect(try await Self.adminStatus(fixture, token: ServeFixture.adminToken) == 401)
+        #expect(await fixture.stop() == [0])
+    }
+
     @Test("the master key file is created 0600 with one fresh key on first start, and kept as it is after")
     func masterKeyFileCreated() async throws {
         let fixture = try await ServeFixture()
