@@ -16,7 +16,8 @@
 #
 # Environment: REPS (3), DURATION (10), CONNECTIONS (16), THREADS (1), CONFIGS ("realistic receiver-down"),
 # WORKDIR (var/peer-bench: setup.sh's venv and data), PEER_BENCH (the peer's folder; default the first
-# ../shared/bench above the repository), BENCH_SKIP_BUILD=1 (use the existing release build). Output: every
+# ../shared/bench above the repository), BENCH_SKIP_BUILD=1 (use the existing release build), LIFECYCLE_BIN (a
+# lifecycle binary to measure instead of the release build, for an A/B of two builds). Output: every
 # run, the medians and the ratios of medians; the files of each run stay in $WORKDIR/runs/<timestamp>.
 # Each run also prints where the two cores went while wrk ran, in CPU microseconds per request: the server (the
 # peer's gunicorn processes, or `serve`), wrk itself, the webhook receiver, and the machine as a whole (from
@@ -53,7 +54,7 @@ PY="$WORKDIR/.venv/bin/python"
 if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
   (cd "$ROOT" && swift build -c release --product lifecycle)
 fi
-BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle"
+BIN="${LIFECYCLE_BIN:-$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle}"
 [[ -x "$BIN" ]] || { echo "bench-peer: no release build at $BIN (run without BENCH_SKIP_BUILD)" >&2; exit 2; }
 
 RUNS="$WORKDIR/runs/$(date -u +%Y%m%dT%H%M%SZ)"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# transport-floor.sh — the least a request costs this machine under `make bench-peer`'s load: wrk (the peer's
+# load.sh, the same bodies, 16 connections, 1 thread, 10 s) against transport-floor.c, a server that answers
+# every POST with an empty 200 and does nothing else. Prints each run's rate and the CPU per request of the
+# server, of wrk and of the machine (/proc/stat), REPS times (default 3). README, "Performance", quotes it.
+#
+# Environment: REPS (3), DURATION (10), CONNECTIONS (16), THREADS (1, wrk's), SERVER_THREADS (2), WORKDIR
+# (var/peer-bench, shared with bench-peer.sh), PEER_BENCH (the peer's folder; default ../shared/bench above).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+REPS="${REPS:-3}"
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-16}"
+THREADS="${THREADS:-1}"
+SERVER_THREADS="${SERVER_THREADS:-2}"
+WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
+if [[ -z "${PEER_BENCH:-}" ]]; then
+  dir="$ROOT"
+  while [[ "$dir" != "/" ]]; do
+    dir="$(dirname "$dir")"
+    if [[ -f "$dir/shared/bench/setup.sh" ]]; then PEER_BENCH="$dir/shared/bench"; break; fi
+  done
+fi
+[[ -n "${PEER_BENCH:-}" && -f "$PEER_BENCH/setup.sh" ]] || {
+  echo "transport-floor: the reference peer (shared/bench with setup.sh) was not found above $ROOT; set PEER_BENCH" >&2
+  exit 2
+}
+mkdir -p "$WORKDIR"
+bash "$PEER_BENCH/setup.sh" "$WORKDIR" >/dev/null
+PY="$WORKDIR/.venv/bin/python"
+work="$(mktemp -d)"
+server=""
+trap '[[ -n "$server" ]] && kill -KILL "$server" 2>/dev/null; rm -rf "$work"' EXIT
+cc -O2 -Wall -Wextra -pthread -o "$work/transport-floor" "$ROOT/scripts/bench/transport-floor.c"
+port="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+"$work/transport-floor" "$port" "$SERVER_THREADS" &
+server=$!
+disown "$server" 2>/dev/null || true
+sleep 0.5
+ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+machine() { awk '/^cpu /{t=0; for(i=2;i<=9;i++) t+=$i; print t-$5-$6-$9, t}' /proc/stat; }
+hz="$(getconf CLK_TCK)"
+echo "transport-floor: $(uname -m), $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s, $SERVER_THREADS server threads"
+for rep in $(seq 1 "$REPS"); do
+  s0="$(ticks)"; read -r b0 t0 <<<"$(machine)"
+  DURATION="$DURATION" CONNECTIONS="$CONNECTIONS" THREADS="$THREADS" OFFSET=0 \
+    /usr/bin/time -f '%U %S' -o "$work/wrk-cpu" \
+    bash "$PEER_BENCH/load.sh" "http://127.0.0.1:$port/notifications" "$WORKDIR/data/notifications.jsonl" \
+    >"$work/load.log" 2>&1 || { echo "transport-floor: wrk failed:" >&2; cat "$work/load.log" >&2; exit 1; }
+  read -r b1 t1 <<<"$(machine)"; s1="$(ticks)"
+  "$PY" - "$work/load.log" "$((s1 - s0))" "$(awk 'END{print $1 + $2}' "$work/wrk-cpu")" "$((b1 - b0))" "$((t1 - t0))" "$hz" "$rep" <<'PY'
+import json, os, sys
+log, server, wrk, busy, total, hz, rep = sys.argv[1:]
+r = json.loads(next(l for l in open(log) if l.startswith("WRK_JSON "))[len("WRK_JSON "):])
+n, hz = max(1, r["requests"]), int(hz)
+us = lambda seconds: seconds * 1e6 / n
+cores = os.cpu_count()
+print(f"  rep {rep}: {r['rps']:8.0f} req/s  p50 {r['lat_us']['p50'] / 1000:5.2f} ms  p99 {r['lat_us']['p99'] / 1000:5.2f} ms"
+      f"  CPU per request: server {us(int(server) / hz):.0f} us, wrk {us(float(wrk)):.0f} us,"
+      f" machine {us(int(busy) / hz):.0f} us ({cores * int(busy) / max(1, int(total)):.2f} of the cores busy)")
+PY
+done
