@@ -11,6 +11,7 @@ extension SQLiteConnection {
         let source = try openSource()
         var target: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        SQLiteLibrary.configure()
         let opened = sqlite3_open_v2(destination, &target, flags, nil)
         guard opened == SQLITE_OK, let target else {
             let error = SQLiteError(code: opened, connection: target)

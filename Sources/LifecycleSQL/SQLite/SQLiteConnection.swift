@@ -43,6 +43,7 @@ package final class SQLiteConnection: @unchecked Sendable {
             case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             case .reader, .maintenance: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
             }
+        SQLiteLibrary.configure()
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(code: code, connection: connection)
