@@ -34,17 +34,8 @@ WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
 mkdir -p "$WORKDIR"
 WORKDIR="$(cd "$WORKDIR" && pwd)"
 
-if [[ -z "${PEER_BENCH:-}" ]]; then
-  dir="$ROOT"
-  while [[ "$dir" != "/" ]]; do
-    dir="$(dirname "$dir")"
-    if [[ -f "$dir/shared/bench/setup.sh" ]]; then PEER_BENCH="$dir/shared/bench"; break; fi
-  done
-fi
-[[ -n "${PEER_BENCH:-}" && -f "$PEER_BENCH/setup.sh" ]] || {
-  echo "bench-peer: the reference peer (shared/bench with setup.sh) was not found above $ROOT; set PEER_BENCH" >&2
-  exit 2
-}
+source "$ROOT/scripts/bench/peer-bench.sh"
+find_peer_bench bench-peer "$ROOT"
 
 # Once per machine: wrk and sqlite3 (Debian), the peer's venv, the deterministic data. Idempotent.
 bash "$PEER_BENCH/setup.sh" "$WORKDIR"

@@ -14,17 +14,8 @@ CONNECTIONS="${CONNECTIONS:-16}"
 THREADS="${THREADS:-1}"
 SERVER_THREADS="${SERVER_THREADS:-2}"
 WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
-if [[ -z "${PEER_BENCH:-}" ]]; then
-  dir="$ROOT"
-  while [[ "$dir" != "/" ]]; do
-    dir="$(dirname "$dir")"
-    if [[ -f "$dir/shared/bench/setup.sh" ]]; then PEER_BENCH="$dir/shared/bench"; break; fi
-  done
-fi
-[[ -n "${PEER_BENCH:-}" && -f "$PEER_BENCH/setup.sh" ]] || {
-  echo "transport-floor: the reference peer (shared/bench with setup.sh) was not found above $ROOT; set PEER_BENCH" >&2
-  exit 2
-}
+source "$ROOT/scripts/bench/peer-bench.sh"
+find_peer_bench transport-floor "$ROOT"
 mkdir -p "$WORKDIR"
 bash "$PEER_BENCH/setup.sh" "$WORKDIR" >/dev/null
 PY="$WORKDIR/.venv/bin/python"
