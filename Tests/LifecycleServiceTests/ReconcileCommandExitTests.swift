@@ -76,6 +76,41 @@ struct ReconcileCommandExitTests {
         #expect(retagged.codes == ["unknown-to-service": 1], "only the deleted row: \(retagged.codes)")
     }
 
+    @Test(
+        "critical findings exit 1: sessions the app reports for a revoked subject, and an erasure job past its deadline"
+    )
+    func criticalFindings() async throws {
+        let deleted = "000501.deleted.0001"
+        let revoked = "000502.revoked.0002"
+        let app = ServeFixture.app(
+            erasureTargets: ServeFixture.sqliteTarget("app.sqlite"),
+            records: ["type": "jsonl", "path": "records.jsonl"])
+        // The runner is off, so the deletion's job stays scheduled and its deadline (one month) can pass.
+        let fixture = try await ServeFixture(apps: [app], extra: ["erasure": ["runInServe": false]])
+        try fixture.createAppDatabase("app.sqlite", subjects: [])
+        try await fixture.start()
+        #expect(try await fixture.post(fixture.notification(type: "account-delete", subject: deleted)).status == 200)
+        #expect(try await fixture.post(fixture.notification(type: "consent-revoked", subject: revoked)).status == 200)
+        #expect(await fixture.stop() == [0])
+        try (#"{"sub": "\#(revoked)", "status": "active", "sessions": 2}"# + "\n").write(
+            toFile: fixture.directory.file("records.jsonl"), atomically: true, encoding: .utf8)
+
+        let now = try await fixture.lifecycle(["reconcile", "--json", "--config", fixture.configurationFile])
+        #expect(now.status == 1, "a critical finding at the default threshold: \(now)")
+        let found = Self.codes(now.output)
+        #expect(found["session-after-revocation"] == 1, "\(found)")
+        #expect(found["erasure-overdue"] == nil, "the deadline has not passed yet: \(found)")
+
+        // Forty days on (the processes' clock moved forward): the job is overdue.
+        let later = try await fixture.lifecycle(
+            ["reconcile", "--json", "--config", fixture.configurationFile],
+            environment: ["LIFECYCLE_CLOCK_OFFSET_SECONDS": String(40 * 86_400)])
+        #expect(later.status == 1, "\(later)")
+        let overdue = Self.codes(later.output)
+        #expect(overdue["erasure-overdue"] == 1, "\(overdue)")
+        #expect(overdue["session-after-revocation"] == 1, "still reported: \(overdue)")
+    }
+
     @Test("a records file the reconcile cannot read exits 2 with one bounded line, and its run's row keeps it bounded")
     func unreadableRecordsAreQuotedBounded() async throws {
         let fixture = try await ServeFixture(apps: [ServeFixture.app(records: ["type": "csv", "path": "records.csv"])])
