@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import LifecycleCore
+import TestSupport
+import Testing
+
+/// README, "Metrics" and "Answers": the public listener of the real `serve` answers what the HTTP server
+/// refuses before any route (413, 414, 431, 501, 408) and the route's 405 with `Allow: POST`, and counts
+/// every one in `lifecycle_http_responses_total{listener,code}`. The requests are raw bytes on a socket.
+@Suite("The public listener's refusals, as a process")
+struct PublicListenerAnswersProcessTests {
+    /// Sends `bytes` (after `pause`, the rest of `then`) and reads what comes back until the server closes
+    /// the connection or 10 s pass; on a thread of its own, since the socket blocks.
+    static func exchange(port: Int, _ bytes: String, pauseThen: (Duration, String)? = nil) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                defer { Glibc.close(descriptor) }
+                guard Loopback.connect(descriptor, port: port) else { return continuation.resume(returning: "") }
+                var interval = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+                func write(_ text: String) {
+                    let data = Array(text.utf8)
+                    _ = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+                write(bytes)
+                if let (pause, rest) = pauseThen {
+                    Thread.sleep(forTimeInterval: Double(pause.components.seconds))
+                    write(rest)
+                }
+                var received: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { break }
+                    received.append(contentsOf: chunk[0..<count])
+                }
+                continuation.resume(returning: String(decoding: received, as: UTF8.self))
+            }.start()
+        }
+    }
+
+    static func status(_ response: String) -> Int? {
+        response.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
+    }
+
+    @Test("405 with Allow: POST, 413, 414, 431, 501 and 408 from serve's public listener, each counted by code")
+    func refusalsAnsweredAndCounted() async throws {
+        let fixture = try await ServeFixture()
+        try fixture.updateConfiguration { configuration in
+            var listener = configuration["public"]?.objectValue ?? [:]
+            listener["headerTimeoutMilliseconds"] = 500
+            configuration["public"] = .object(listener)
+        }
+        try await fixture.start()
+        let port = fixture.publicPort
+        let host = "Host: 127.0.0.1\r\nConnection: close\r\n"
+        let cases: [(code: Int, request: String, pauseThen: (Duration, String)?)] = [
+            (405, "GET /apple/notifications HTTP/1.1\r\n\(host)\r\n", nil),
+            (
+                413,
+                "POST /apple/notifications HTTP/1.1\r\n\(host)Content-Type: application/json\r\nContent-Length: 10000000\r\n\r\n",
+                nil
+            ),
+            (414, "GET /\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\n\(host)\r\n", nil),
+            (431, "GET /healthz HTTP/1.1\r\n\(host)X-Filler: \(String(repeating: "b", count: 70_000))\r\n\r\n", nil),
+            (501, "POST /apple/notifications HTTP/1.1\r\n\(host)Transfer-Encoding: gzip, chunked\r\n\r\n", nil),
+            // The head begun and never finished: the header timeout (500 ms here) answers 408.
+            (408, "POST /apple/notif", (.seconds(2), "ications HTTP/1.1\r\n\(host)\r\n")),
+        ]
+        for (code, request, pauseThen) in cases {
+            let response = await Self.exchange(port: port, request, pauseThen: pauseThen)
+            #expect(Self.status(response) == code, "\(code): \(response.prefix(300))")
+            if code == 405 {
+                #expect(response.lowercased().contains("\r\nallow: post\r\n"), "\(response.prefix(300))")
+            }
+        }
+        for (code, _, _) in cases {
+            let counted = try await fixture.metric(
+                "lifecycle_http_responses_total", ["listener": "public", "code": String(code)])
+            #expect(counted == 1, "code \(code) counted \(String(describing: counted))")
+        }
+        let health = try await fixture.publicClient().get("/healthz")
+        #expect(health.status == 200, "the process lives on")
+        #expect(await fixture.stop() == [0])
+    }
+}
