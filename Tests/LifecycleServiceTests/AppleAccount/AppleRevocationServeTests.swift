@@ -103,6 +103,59 @@ struct AppleRevocationServeTests {
         await setup.fake.stop()
     }
 
+    @Test("the erasure's self step, which destroys the token's data key, waits while the revocation is pending")
+    func selfStepWaitsForTheRevocation() async throws {
+        let setup = try AppleTestSetup()
+        let (fixture, _) = try await Self.start(setup)
+        _ = await fixture.stop()
+        // An erasure mapping for in-app deletions: the app database first, then `self`.
+        try fixture.writePolicy(
+            """
+            {"id": "immediate", "version": 1, "jurisdiction": "EU", "timezone": "UTC", "rules": [
+              {"on": ["account-deleted", "in-app-deletion"], "erase": ["profile", "content"], "within": "P1M",
+               "basis": "test"}]}
+            """)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        try fixture.updateConfiguration { root in
+            var app = root["apps"]?.arrayValue?.first?.objectValue ?? [:]
+            app["policy"] = "immediate"
+            app["targets"] = .object(ServeFixture.sqliteTarget("app.sqlite"))
+            app["categories"] = ["profile": ["app-db", "self"], "content": ["self"]]
+            root["apps"] = [.object(app)]
+            root["erasure"] = ["pollMilliseconds": 50]
+        }
+        try await fixture.start()
+        let refreshToken = try await Self.link(fixture, setup)
+        setup.fake.setBehaviour(.serverError(status: 503), for: .revoke)
+        #expect(try await fixture.admin("POST", Self.accountPath + "/deletion").status == 200)
+
+        @Sendable func steps() async -> [String: String] {
+            let account = try? await fixture.admin("GET", Self.accountPath)
+            let job = account?.json?["erasureJobs"]?.arrayValue?.first
+            var found: [String: String] = [:]
+            for step in job?["steps"]?.arrayValue ?? [] {
+                if let target = step["target"]?.stringValue { found[target] = step["status"]?.stringValue }
+            }
+            return found
+        }
+        let appDone = await eventually(timeout: .seconds(20)) { await steps()["app-db"] == "done" }
+        #expect(appDone, "\(fixture.log.suffix(2000))")
+        // Apple keeps failing: revocation attempts go on, and `self` does not start.
+        let retried = await eventually(timeout: .seconds(20)) { setup.fake.requests(to: .revoke).count >= 3 }
+        #expect(retried, "\(setup.fake.requests(to: .revoke).count) revoke attempts")
+        let waiting = await steps()
+        #expect(waiting["self"] == "pending", "self ran while the revocation was pending: \(waiting)")
+        #expect(try await fixture.admin("GET", Self.accountPath + "/apple-token").json?["state"] != "revoked")
+
+        setup.fake.setBehaviour(.normal, for: .revoke)
+        #expect(await Self.waitForVault(fixture, "revoked"), "the vault never showed the token revoked")
+        let selfDone = await eventually(timeout: .seconds(20)) { await steps()["self"] == "done" }
+        #expect(selfDone, "\(fixture.log.suffix(2000))")
+        #expect(!setup.fake.isActive(refreshToken: refreshToken), "Apple still honours the token")
+        #expect(await fixture.stop() == [0])
+        await setup.fake.stop()
+    }
+
     @Test("kill -9 after the deletion's commit, before Apple accepted a revoke: revoked after a restart, once")
     func survivesKill() async throws {
         let setup = try AppleTestSetup()
