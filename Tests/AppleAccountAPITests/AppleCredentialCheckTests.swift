@@ -79,9 +79,16 @@ struct AppleCredentialCheckTests {
     @Test("an unreachable base URL fails with the reason and what to open")
     func unreachable() async throws {
         let harness = try AppleHarness()
-        let client = harness.client(timeout: .seconds(2))
         await harness.fake.stop()
+        // A port that refuses, not the stopped fake's: another listener of the parallel suite may be given that.
+        let refusing = try RefusingPort()
+        let client = AppleRESTClient(
+            secrets: harness.minter(),
+            configuration: AppleRESTConfiguration(
+                baseURL: try AppleBaseURL.parse("https://127.0.0.1:\(refusing.port)").get(),
+                trustedCAFile: harness.fake.caFile, timeout: .seconds(2)))
         let report = await AppleCredentialCheck(client: client).run()
+        withExtendedLifetime(refusing) {}
         let item = try #require(report.item("token-endpoint", clientID: native.id))
         #expect(item.status == .fail)
         #expect(item.detail.hasPrefix("cannot reach https://127.0.0.1:"))

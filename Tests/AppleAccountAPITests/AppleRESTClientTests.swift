@@ -1,5 +1,6 @@
 import AppleAccountAPI
 import AppleRESTFake
+import Glibc
 import LifecycleCore
 import LifecycleCrypto
 import Synchronization
@@ -237,10 +238,17 @@ struct AppleRESTClientTests {
     @Test("nothing listening is a transport error naming the failure")
     func nothingListening() async throws {
         let harness = try AppleHarness()
-        let configuration = harness.configuration(timeout: .seconds(2))
         await harness.fake.stop()
+        // Not the stopped fake's own port: the parallel suite's next listener may be given it, and once was
+        // (the call then failed in a TLS handshake with whatever answered).
+        let refusing = try RefusingPort()
+        let configuration = AppleRESTConfiguration(
+            baseURL: try AppleBaseURL.parse("https://127.0.0.1:\(refusing.port)").get(),
+            trustedCAFile: harness.fake.caFile,
+            timeout: .seconds(2))
         let result = await AppleRESTClient(secrets: harness.minter(), configuration: configuration).refresh(
             AppleRefreshToken("r.0.x"), clientID: native.id)
+        withExtendedLifetime(refusing) {}
         guard case .transport(let reason)? = result.failure else {
             Issue.record("expected a transport error, got \(result)")
             return
