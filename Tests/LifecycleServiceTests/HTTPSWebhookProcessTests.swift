@@ -59,6 +59,12 @@ struct HTTPSWebhookProcessTests {
         #expect(delivered.count == 1, "\(fixture.log.suffix(2000))")
         #expect(delivered.first.map { WebhookReceiver.isSigned($0, secret: ServeProcessTests.webhookSecret) } == true)
         #expect(delivered.first?.json?["type"] == "account.sessions.terminate")
+        // README, "Metrics": the delivery's time, by kind.
+        let timed = await eventually(timeout: .seconds(10)) {
+            (try? await fixture.metric(
+                "lifecycle_outbox_delivery_duration_seconds_count", ["kind": "account.sessions.terminate"])) == 1
+        }
+        #expect(timed, "lifecycle_outbox_delivery_duration_seconds{kind}")
         #expect(await fixture.stop() == [0])
         await receiver.stop()
     }

@@ -84,4 +84,37 @@ struct PublicListenerAnswersProcessTests {
         #expect(health.status == 200, "the process lives on")
         #expect(await fixture.stop() == [0])
     }
+
+    @Test("past public.maxConnections a new connection is answered 503 and counted; a held one freed makes room")
+    func connectionLimit() async throws {
+        let fixture = try await ServeFixture()
+        try fixture.updateConfiguration { configuration in
+            var listener = configuration["public"]?.objectValue ?? [:]
+            listener["maxConnections"] = 2
+            configuration["public"] = .object(listener)
+        }
+        try await fixture.start()
+        let port = fixture.publicPort
+        // Two idle connections hold both places.
+        let held = (0..<2).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+        // The first is closed below to free its place; only the second is left for the end (never one twice: a
+        // number closed twice may by then be another test's socket).
+        defer { Glibc.close(held[1]) }
+        for descriptor in held { #expect(Loopback.connect(descriptor, port: port)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = await Self.exchange(
+            port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(Self.status(refused) == 503, "\(refused.prefix(300))")
+        #expect(
+            try await fixture.metric("lifecycle_http_responses_total", ["listener": "public", "code": "503"]) == 1)
+        Glibc.close(held[0])
+        let admitted = await eventually(timeout: .seconds(10)) {
+            Self.status(
+                await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            )
+                == 200
+        }
+        #expect(admitted, "a freed place is given to the next connection")
+        #expect(await fixture.stop() == [0])
+    }
 }

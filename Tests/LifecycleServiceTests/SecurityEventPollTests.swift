@@ -126,6 +126,10 @@ struct SecurityEventPollTests {
         let ok = try await fixture.metric(
             "lifecycle_signal_polls_total", ["app": "shop", "provider": "idp", "result": "ok"])
         #expect((ok ?? 0) >= 2)
+        // README, "Shared Signals": the SETs the polls carried, by outcome.
+        #expect(
+            try await fixture.metric(
+                "lifecycle_signal_poll_sets_total", ["app": "shop", "provider": "idp", "outcome": "accepted"]) == 2)
         // A poll provider's push path is not served: its transmitter never pushes.
         let set = fake.set(
             event: Self.caep + "session-revoked", subject: FakeTransmitter.issSub("user-pushed", issuer: fake.issuer),

@@ -85,6 +85,13 @@ struct AppleRevocationServeTests {
             try await fixture.metric("lifecycle_apple_revocation_attempts_total", ["outcome": "verified"]) == 1)
         #expect(
             try await fixture.metric("lifecycle_apple_requests_total", ["endpoint": "revoke", "outcome": "ok"]) == 1)
+        // README, "Metrics": the queue by status and the time from the deletion to the final outcome.
+        let gauged = await eventually(timeout: .seconds(10)) {
+            (try? await fixture.metric("lifecycle_apple_revocations", ["status": "verified"])) == 1
+        }
+        #expect(gauged, "lifecycle_apple_revocations{status=verified}")
+        #expect(try await fixture.metric("lifecycle_apple_revocations", ["status": "pending"]) ?? 0 == 0)
+        #expect(try await fixture.metric("lifecycle_apple_revocation_seconds_count", ["outcome": "verified"]) == 1)
 
         let document = try await Self.report(fixture)
         let row = try #require(
