@@ -58,4 +58,23 @@ struct ServeTLSProcessTests {
         #expect(newest.status == 0 && newest.output.contains("TLSv1.3"), "\(newest.output)")
         #expect(await fixture.stop() == [0])
     }
+
+    @Test("lifecycle endpoint check, run against the real serve over HTTPS with the test CA, finds it ready: exit 0")
+    func endpointCheckAgainstServe() async throws {
+        let fixture = try await ServeFixture(tls: true)
+        try await fixture.start()
+        let url = "https://127.0.0.1:\(fixture.publicPort)/apple/notifications"
+        // Latency is not under test (a loaded machine can be slow to answer the probe).
+        let checked = try await fixture.lifecycle([
+            "endpoint", "check", url, "--ca-file", fixture.directory.file("ca.pem"), "--slow-after", "20000",
+        ])
+        #expect(checked.status == 0, "\(checked)")
+        #expect(checked.output.contains("READY: register this URL"), "\(checked.output)")
+        #expect(checked.output.contains("TLS 1.0 and 1.1 refused"), "\(checked.output)")
+        #expect(!checked.output.contains("✗"), "\(checked.output)")
+        // Without the test CA the same serve is not ready: its chain is not one the system trusts.
+        let untrusted = try await fixture.lifecycle(["endpoint", "check", url, "--slow-after", "20000"])
+        #expect(untrusted.status == 1, "\(untrusted)")
+        #expect(await fixture.stop() == [0])
+    }
 }
