@@ -208,6 +208,29 @@ struct AppleTokenVaultServeTests {
         _ = await down.stop()
     }
 
+    @Test("Apple refusing this service's client (invalid_client): 502 apple_client_refused, nothing applied or stored")
+    func clientRefused() async throws {
+        let setup = try AppleTestSetup()
+        let fixture = try await Self.start(setup)
+        setup.fake.setBehaviour(.invalidClient, for: .token)
+        let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
+        let refused = try await fixture.admin(
+            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        #expect(refused.status == 502 && refused.json?["error"] == "apple_client_refused", "\(refused)")
+        #expect(
+            refused.json?["description"]?.stringValue?.contains("lifecycle apple check") == true,
+            "the answer names the fix: \(refused)")
+        #expect(!String(describing: refused).contains(code), "the code is never echoed")
+        #expect(try await fixture.admin("GET", "/v1/apps/shop/accounts/\(Self.subject)").status == 404)
+        #expect(!fixture.log.contains(code), "the code reached the log")
+        setup.fake.setBehaviour(.normal, for: .token)
+        let retried = try await fixture.admin(
+            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        #expect(retried.status == 200 && retried.json?["appleToken"]?["state"] == "held", "\(retried)")
+        _ = await fixture.stop()
+        await setup.fake.stop()
+    }
+
     @Test("an account without a token is not held; an in-app deletion revokes a held token and the vault says so")
     func states() async throws {
         let setup = try AppleTestSetup()
