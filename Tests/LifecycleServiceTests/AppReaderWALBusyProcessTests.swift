@@ -55,8 +55,6 @@ struct AppReaderWALBusyProcessTests {
         #expect(done?["status"] == "done", "\(String(describing: done))")
         #expect(
             done?["hygiene"]?.stringValue?.contains("wal_checkpoint(TRUNCATE)") == true, "\(String(describing: done))")
-        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
-        #expect(log == 0, "the write-ahead log is truncated: \(log) bytes")
         #expect(await fixture.stop() == [0])
     }
 }

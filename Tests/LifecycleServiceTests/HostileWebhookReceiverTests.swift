@@ -22,6 +22,7 @@ struct HostileWebhookReceiverTests {
     @Test("malformed answers from the webhook receiver fail each attempt; serve lives on and keeps acknowledging")
     func serveOutlivesAHostileReceiver() async throws {
         let receiver = try HostileAnswerer(answers: Self.answers)
+        defer { receiver.stop() }
         let fixture = try await ServeFixture(
             apps: [ServeFixture.app(webhook: "http://127.0.0.1:\(receiver.port)/hooks")],
             extra: [
@@ -50,7 +51,6 @@ struct HostileWebhookReceiverTests {
         #expect(message["lastStatusCode"] == .null, "a malformed answer has no status to record: \(message)")
         #expect(message["lastError"]?.stringValue?.isEmpty == false, "\(message)")
         #expect(await fixture.stop() == [0], "serve stops cleanly after them: \(fixture.log.suffix(2000))")
-        receiver.stop()
     }
 }
 
@@ -61,6 +61,7 @@ final class HostileAnswerer: Sendable {
     let port: Int
     private let descriptor: Int32
     private let count = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
     private let answers: [String]
 
     init(answers: [String]) throws {
@@ -78,15 +79,21 @@ final class HostileAnswerer: Sendable {
     /// How many connections were answered.
     var served: Int { count.load(ordering: .acquiring) }
 
+    /// Wakes the accept loop, which then closes the listening socket itself: closed once, by its only user,
+    /// never while it is in use. Safe to call more than once.
     func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
-        Glibc.close(descriptor)
     }
 
     private func acceptLoop() {
         while true {
             let client = accept(descriptor, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0, !stopped.load(ordering: .acquiring) else {
+                if client >= 0 { Glibc.close(client) }
+                Glibc.close(descriptor)
+                return
+            }
             answer(client)
             Glibc.close(client)
         }
