@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import LifecycleCore
 import Testing
@@ -56,53 +55,5 @@ struct AppReaderWALBusyProcessTests {
         #expect(
             done?["hygiene"]?.stringValue?.contains("wal_checkpoint(TRUNCATE)") == true, "\(String(describing: done))")
         #expect(await fixture.stop() == [0])
-    }
-}
-
-/// One of the app's own connections: puts the app database in WAL mode and then holds a read transaction
-/// (a snapshot) until ``leave()``.
-final class AppDatabaseReader {
-    private var handle: OpaquePointer?
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    init(path: String) throws {
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
-            defer { sqlite3_close_v2(handle) }
-            throw Failure(description: "\(path): cannot open")
-        }
-        try execute("PRAGMA journal_mode = WAL")
-        try execute("BEGIN")
-        guard try snapshotUsers() >= 0 else { throw Failure(description: "no snapshot") }
-    }
-
-    deinit { sqlite3_close_v2(handle) }
-
-    /// Rows in `users` as this connection's snapshot sees them (the read that starts the snapshot).
-    func snapshotUsers() throws -> Int64 {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, "SELECT count(*) FROM users", -1, &statement, nil) == SQLITE_OK else {
-            throw Failure(description: "prepare: \(message)")
-        }
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { throw Failure(description: "step: \(message)") }
-        return sqlite3_column_int64(statement, 0)
-    }
-
-    /// Ends the read transaction and closes the connection.
-    func leave() throws {
-        try execute("COMMIT")
-        sqlite3_close_v2(handle)
-        handle = nil
-    }
-
-    private var message: String { handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "no handle" }
-
-    private func execute(_ sql: String) throws {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
-            throw Failure(description: "\(sql): \(message)")
-        }
     }
 }
