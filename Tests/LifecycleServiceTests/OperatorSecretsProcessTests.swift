@@ -1,12 +1,16 @@
 import Foundation
+import Glibc
 import HTTPServer
 import LifecycleCore
+import TestSupport
 import Testing
 
 /// The secrets an operator hands `serve` (README, "Admin API" and "Personal data at rest"), observed from
 /// outside the real process: the admin token a SIGHUP swaps, and the master key file it creates.
 @Suite("Operator secrets of lifecycle serve")
 struct OperatorSecretsProcessTests {
+    static let rotated = "rotated-admin-token-9876543210-abcdef"
+
     /// `GET /metrics` on the fixture's admin listener with `token`; the status.
     static func adminStatus(_ fixture: ServeFixture, token: String) async throws -> Int {
         let client = HTTPClient(host: "127.0.0.1", port: fixture.adminPort, timeout: .seconds(10))
@@ -58,6 +62,46 @@ struct OperatorSecretsProcessTests {
         #expect(try await Self.adminStatus(fixture, token: token) == 200)
         #expect(try await Self.adminStatus(fixture, token: ServeFixture.adminToken) == 401)
         #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "a serve that never received writes no heartbeat: refused starts in a restart loop leave the outage a gap"
+    )
+    func refusedStartsWriteNoHeartbeat() async throws {
+        let fixture = try await ServeFixture()
+        let store = fixture.directory.file("lifecycle.sqlite")
+        // One real run, so the store exists and holds its heartbeats.
+        try await fixture.start()
+        #expect(await fixture.stop() == [0])
+        let before = try StoreFile.count("SELECT count(*) FROM heartbeats", in: store)
+        #expect(before >= 2, "start and stop of the real run")
+
+        // A restart loop on a broken configuration (no admin token) ...
+        try fixture.updateConfiguration { configuration in
+            configuration["admin"] = ["host": "127.0.0.1", "port": .integer(Int64(fixture.adminPort))]
+        }
+        for _ in 0..<3 {
+            let refused = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
+            #expect(refused.status == 2, "\(refused)")
+        }
+        // ... and one whose public port another process holds.
+        try fixture.writeSecret(Self.rotated, to: "secrets/admin-token")
+        try fixture.updateConfiguration { configuration in
+            configuration["admin"] = [
+                "host": "127.0.0.1", "port": .integer(Int64(fixture.adminPort)), "tokenFile": "secrets/admin-token",
+            ]
+        }
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var reuse: Int32 = 1  // the first run's port may still be in TIME_WAIT
+        setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        try #require(Loopback.bind(holder, port: fixture.publicPort) && listen(holder, 1) == 0)
+        let taken = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
+        #expect(taken.status != 0, "\(taken)")
+        // None of them received a notification, so none may count as the service being up.
+        #expect(
+            try StoreFile.count("SELECT count(*) FROM heartbeats", in: store) == before,
+            "a start that never accepted traffic wrote a heartbeat")
     }
 
     @Test("the master key file is created 0600 with one fresh key on first start, and kept as it is after")

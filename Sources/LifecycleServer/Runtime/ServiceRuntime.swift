@@ -43,6 +43,8 @@ public final class ServiceRuntime: Sendable {
     private let serviceManager: ServiceManagerNotifier
     private let background = Mutex<[Task<Void, Never>]>([])
     private let stopped = Mutex<Bool>(false)
+    /// Set once the public listener accepts and the start heartbeat is written; only then does a stop record one.
+    private let receiving = Mutex<Bool>(false)
     /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
     private let rescheduled = WakeSignal()
     /// Rung after a reload, so the master-key rotation loop re-reads `keys.rotateEveryDays`.
@@ -141,9 +143,13 @@ public final class ServiceRuntime: Sendable {
             // Not fatal: readiness reports it, and the key sets' retry (retryUnloadedKeySets) fetches again.
             log.log(.error, "keys.load_failed", [("error", .string(String(describing: error)))])
         }
-        try await recordHeartbeat(kind: "start")
         try await recordMasterKeys()
         try publicServer.start()
+        // A heartbeat says "this instance was receiving" (the reconcile's notification-gap reads them so): the
+        // first is written once the public listener accepts, never by a start that fails before, which a
+        // restart loop on a broken configuration would otherwise repeat every few seconds through an outage.
+        try await recordHeartbeat(kind: "start")
+        receiving.withLock { $0 = true }
         if let admin {
             adminServer.withLock { $0 = admin }
             try admin.start()
@@ -469,7 +475,7 @@ public final class ServiceRuntime: Sendable {
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
-        try? await recordHeartbeat(kind: "stop")
+        if receiving.withLock({ $0 }) { try? await recordHeartbeat(kind: "stop") }
         let instance = instanceID
         let now = context.clock.now()
         try? await context.store.write {
