@@ -20,4 +20,10 @@ public struct FuzzRandom: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// `count` places to cut an input of `length` bytes, from 0 to `length`, in ascending order (repeats
+    /// allowed: an empty piece is a read that brought nothing).
+    public mutating func cuts(count: Int, length: Int) -> [Int] {
+        (0..<count).map { _ in Int(next() % UInt64(length + 1)) }.sorted()
+    }
 }

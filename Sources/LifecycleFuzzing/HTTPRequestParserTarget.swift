@@ -59,7 +59,7 @@ enum HTTPRequestParserTarget {
         let whole = outcomes(bytes, splits: [])
         var random = FuzzRandom(bytes: bytes)
         let splitCount = bytes.isEmpty ? 0 : Int(random.next() % 16) + 1
-        let splits = (0..<splitCount).map { _ in Int(random.next() % UInt64(bytes.count + 1)) }.sorted()
+        let splits = random.cuts(count: splitCount, length: bytes.count)
         try require(!whole.contains(where: { $0 == nil }), "the parser resynchronised after a failure")
         let pieces = outcomes(bytes, splits: splits)
         try require(whole == pieces, "events differ between one piece and splits at \(splits)")

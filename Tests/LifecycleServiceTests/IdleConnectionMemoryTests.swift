@@ -45,15 +45,11 @@ struct IdleConnectionMemoryTests {
         .timeLimit(.minutes(1)))
     func tenThousandIdleConnections() async throws {
         let fixture = try await ServeFixture()
-        try fixture.updateConfiguration { config in
-            guard case .object(var listener) = config["public"] else { return }
-            listener["maxConnections"] = .integer(Int64(Self.connections + 100))
-            // The deadlines are not what is measured here: long enough that no connection is closed for them.
-            listener["headerTimeoutMilliseconds"] = 120_000
-            listener["bodyTimeoutMilliseconds"] = 120_000
-            listener["idleTimeoutMilliseconds"] = 120_000
-            config["public"] = .object(listener)
-        }
+        // The deadlines are not what is measured here: long enough that no connection is closed for them.
+        try fixture.updatePublicListener([
+            "maxConnections": .integer(Int64(Self.connections + 100)), "headerTimeoutMilliseconds": 120_000,
+            "bodyTimeoutMilliseconds": 120_000, "idleTimeoutMilliseconds": 120_000,
+        ])
         let process = try await fixture.start()
         let pid = process.process.processIdentifier
         #expect(try await fixture.publicClient().get("/healthz").status == 200)

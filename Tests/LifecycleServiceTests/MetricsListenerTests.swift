@@ -62,11 +62,7 @@ struct MetricsListenerTests {
     @Test("public.metrics: true also serves /metrics on the public listener")
     func publicWhenConfigured() async throws {
         let fixture = try await ServeFixture()
-        try fixture.updateConfiguration { config in
-            guard case .object(var listener) = config["public"] else { return }
-            listener["metrics"] = true
-            config["public"] = .object(listener)
-        }
+        try fixture.updatePublicListener(["metrics": true])
         try await fixture.start()
         let answer = try await fixture.publicClient().get("/metrics")
         #expect(answer.status == 200)
@@ -79,11 +75,7 @@ struct MetricsListenerTests {
     @Test("405 and 413 answers are counted by listener and code, the 413 the server gives before any route")
     func refusalsCounted() async throws {
         let fixture = try await ServeFixture()
-        try fixture.updateConfiguration { config in
-            guard case .object(var listener) = config["public"] else { return }
-            listener["maxBodyBytes"] = 1024
-            config["public"] = .object(listener)
-        }
+        try fixture.updatePublicListener(["maxBodyBytes": 1024])
         try await fixture.start()
         let client = fixture.publicClient()
         #expect(try await client.get("/apple/notifications").status == 405)

@@ -40,11 +40,7 @@ struct PublicListenerAnswersProcessTests {
     @Test("405 with Allow: POST, 413, 414, 431, 501 and 408 from serve's public listener, each counted by code")
     func refusalsAnsweredAndCounted() async throws {
         let fixture = try await ServeFixture()
-        try fixture.updateConfiguration { configuration in
-            var listener = configuration["public"]?.objectValue ?? [:]
-            listener["headerTimeoutMilliseconds"] = 1500
-            configuration["public"] = .object(listener)
-        }
+        try fixture.updatePublicListener(["headerTimeoutMilliseconds": 1500])
         try await fixture.start()
         let port = fixture.publicPort
         let host = "Host: 127.0.0.1\r\nConnection: close\r\n"
@@ -80,11 +76,7 @@ struct PublicListenerAnswersProcessTests {
     @Test("past public.maxConnections a new connection is answered 503 and counted; a held one freed makes room")
     func connectionLimit() async throws {
         let fixture = try await ServeFixture()
-        try fixture.updateConfiguration { configuration in
-            var listener = configuration["public"]?.objectValue ?? [:]
-            listener["maxConnections"] = 2
-            configuration["public"] = .object(listener)
-        }
+        try fixture.updatePublicListener(["maxConnections": 2])
         try await fixture.start()
         let port = fixture.publicPort
         // Two idle connections hold both places.

@@ -11,6 +11,27 @@ import Testing
 struct AppleTokenVaultServeTests {
     static let subject = "001234.0a1b2c3d4e5f60718293a4b5c6d7e8f9.0955"
     static var linkPath: String { "/v1/apps/shop/accounts/\(subject)/link" }
+
+    /// `PUT /v1/apps/shop/accounts/{subject}/link` with a sign-in's authorization code.
+    static func putLink(_ fixture: ServeFixture, code: String) async throws -> (status: Int, json: JSONValue?) {
+        try await fixture.admin("PUT", linkPath, body: body(["authorizationCode": .string(code)]))
+    }
+
+    /// After Apple refused a link: nothing was applied or stored, and once Apple answers as it should the same
+    /// code links the account.
+    static func expectNothingStoredThenLinked(
+        _ fixture: ServeFixture, _ setup: AppleTestSetup, code: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        #expect(
+            try await fixture.admin("GET", "/v1/apps/shop/accounts/\(subject)").status == 404,
+            sourceLocation: sourceLocation)
+        setup.fake.setBehaviour(.normal, for: .token)
+        let retried = try await putLink(fixture, code: code)
+        #expect(
+            retried.status == 200 && retried.json?["appleToken"]?["state"] == "held", "\(retried)",
+            sourceLocation: sourceLocation)
+    }
     static var tokenPath: String { "/v1/apps/shop/accounts/\(subject)/apple-token" }
 
     /// A serve fixture whose app `shop` has Sign in with Apple credentials for the fake, started.
@@ -42,8 +63,7 @@ struct AppleTokenVaultServeTests {
         let setup = try AppleTestSetup()
         let fixture = try await Self.start(setup)
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
-        let linked = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        let linked = try await Self.putLink(fixture, code: code)
         #expect(linked.status == 200, "\(linked)")
         #expect(linked.json?["state"] == "linked")
         #expect(linked.json?["appleToken"]?["state"] == "held", "\(linked)")
@@ -110,10 +130,9 @@ struct AppleTokenVaultServeTests {
         let fixture = try await Self.start(setup)
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
         #expect(
-            try await fixture.admin("PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)])).status
+            try await Self.putLink(fixture, code: code).status
                 == 200)
-        let reused = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        let reused = try await Self.putLink(fixture, code: code)
         #expect(
             reused.status == 422 && reused.json?["error"] == "apple_grant_refused", "a code is single use: \(reused)")
         #expect(
@@ -167,8 +186,7 @@ struct AppleTokenVaultServeTests {
         let fixture = try await Self.start(setup)
         let code = setup.fake.issueAuthorizationCode(
             clientID: AppleTestSetup.nativeClientID, subject: "000555.someone.else")
-        let refused = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        let refused = try await Self.putLink(fixture, code: code)
         #expect(refused.status == 422, "\(refused)")
         #expect(refused.json?["error"] == "id_token_mismatch")
         #expect(refused.json?["description"]?.stringValue?.contains("subject_mismatch") == true, "\(refused)")
@@ -188,14 +206,9 @@ struct AppleTokenVaultServeTests {
         let fixture = try await Self.start(setup)
         setup.fake.setBehaviour(.serverError(status: 503), for: .token)
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
-        let failing = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        let failing = try await Self.putLink(fixture, code: code)
         #expect(failing.status == 503 && failing.json?["error"] == "apple_unavailable", "\(failing)")
-        #expect(try await fixture.admin("GET", "/v1/apps/shop/accounts/\(Self.subject)").status == 404)
-        setup.fake.setBehaviour(.normal, for: .token)
-        let retried = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
-        #expect(retried.status == 200 && retried.json?["appleToken"]?["state"] == "held", "\(retried)")
+        try await Self.expectNothingStoredThenLinked(fixture, setup, code: code)
         _ = await fixture.stop()
         await setup.fake.stop()
 
@@ -214,19 +227,14 @@ struct AppleTokenVaultServeTests {
         let fixture = try await Self.start(setup)
         setup.fake.setBehaviour(.invalidClient, for: .token)
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
-        let refused = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
+        let refused = try await Self.putLink(fixture, code: code)
         #expect(refused.status == 502 && refused.json?["error"] == "apple_client_refused", "\(refused)")
         #expect(
             refused.json?["description"]?.stringValue?.contains("lifecycle apple check") == true,
             "the answer names the fix: \(refused)")
         #expect(!String(describing: refused).contains(code), "the code is never echoed")
-        #expect(try await fixture.admin("GET", "/v1/apps/shop/accounts/\(Self.subject)").status == 404)
         #expect(!fixture.log.contains(code), "the code reached the log")
-        setup.fake.setBehaviour(.normal, for: .token)
-        let retried = try await fixture.admin(
-            "PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)]))
-        #expect(retried.status == 200 && retried.json?["appleToken"]?["state"] == "held", "\(retried)")
+        try await Self.expectNothingStoredThenLinked(fixture, setup, code: code)
         _ = await fixture.stop()
         await setup.fake.stop()
     }
@@ -241,7 +249,7 @@ struct AppleTokenVaultServeTests {
         #expect(none.json?["linkedAt"] == nil)
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: Self.subject)
         #expect(
-            try await fixture.admin("PUT", Self.linkPath, body: Self.body(["authorizationCode": .string(code)])).status
+            try await Self.putLink(fixture, code: code).status
                 == 200)
         #expect(try await fixture.admin("POST", "/v1/apps/shop/accounts/\(Self.subject)/deletion").status == 200)
         let revoked = await eventually(timeout: .seconds(20)) {

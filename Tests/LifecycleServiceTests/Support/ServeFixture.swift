@@ -159,6 +159,15 @@ final class ServeFixture: Sendable {
         try writeConfiguration()
     }
 
+    /// Sets `members` of the `public` listener object (timeouts, limits, `metrics`), keeping the rest.
+    func updatePublicListener(_ members: JSONObject) throws {
+        try updateConfiguration { configuration in
+            var listener = configuration["public"]?.objectValue ?? [:]
+            for member in members { listener[member.key] = member.value }
+            configuration["public"] = .object(listener)
+        }
+    }
+
     func writeConfiguration() throws {
         let text = JSONValue.object(configuration.withLock { $0 }).serialized(pretty: true)
         try text.write(toFile: configurationFile, atomically: true, encoding: .utf8)
