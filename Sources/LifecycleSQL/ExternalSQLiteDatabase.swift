@@ -40,21 +40,17 @@ public final class ExternalSQLiteDatabase {
         path: String, busyTimeoutMilliseconds: Int32, create: Bool = false, readOnly: Bool = false,
         secureDelete: Bool = false
     ) throws(Failure) {
-        var connection: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         let flags = access | SQLITE_OPEN_NOMUTEX | (create && !readOnly ? SQLITE_OPEN_CREATE : 0)
-        SQLiteLibrary.configure()
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
-        guard code == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close_v2(connection)
+        do {
+            handle = try SQLiteLibrary.open(path, flags: flags)
+        } catch {
             // A file that is missing or unreadable now (a volume not mounted yet, a restore in progress) may
             // be back on a later attempt.
-            throw Failure(code: .sqliteOpen, message: message, isTransient: true)
+            throw Failure(code: .sqliteOpen, message: error.message, isTransient: true)
         }
-        handle = connection
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
-        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         if secureDelete {
             do {
                 try run("PRAGMA secure_delete = ON", parameters: [:])

@@ -10,7 +10,6 @@ public final class HTTPClientConnection {
     public let host: String
     public let port: Int
     private let timeout: Duration
-    private let limits: HTTPClientLimits
     private let tlsConfiguration: TLSClientConfiguration?
     /// The TLS session of the current connection, when TLS is configured.
     public private(set) var tls: TLSClientSession?
@@ -34,7 +33,6 @@ public final class HTTPClientConnection {
         self.host = host
         self.port = port
         self.timeout = timeout
-        self.limits = limits
         self.tlsConfiguration = tls
         self.reader = HTTPResponseReader(limits: limits)
         try connect()

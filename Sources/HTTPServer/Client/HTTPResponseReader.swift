@@ -97,10 +97,7 @@ package struct HTTPResponseReader {
     private mutating func more(_ fill: (inout [UInt8]) throws(HTTPClientError) -> Bool) throws(HTTPClientError)
         -> Bool
     {
-        if readIndex > 0, readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            readIndex = 0
-        } else if readIndex >= Self.compactionThreshold {
+        if readIndex > 0, readIndex == buffer.count || readIndex >= Self.compactionThreshold {
             buffer.removeSubrange(..<readIndex)
             readIndex = 0
         }
@@ -122,8 +119,8 @@ package struct HTTPResponseReader {
                 return line
             }
             if unread > limit { throw .responseTooLarge }
-            // The unread bytes hold no line feed; only what arrives next is searched. (more() compacts only
-            // when nothing is unread, so the count is the same before and after.)
+            // The unread bytes hold no line feed; only what arrives next is searched. (more() drops only bytes
+            // already read, so the unread count is the same before and after.)
             let searched = unread
             guard try more(fill) else { throw .connectionClosed }
             searchFrom = readIndex + searched

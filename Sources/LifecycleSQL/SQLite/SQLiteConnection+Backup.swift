@@ -9,13 +9,11 @@ extension SQLiteConnection {
     /// copy is one self-contained file once this returns; it is not fsynced here (the caller renames it).
     package func backup(into destination: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         let source = try openSource()
-        var target: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        SQLiteLibrary.configure()
-        let opened = sqlite3_open_v2(destination, &target, flags, nil)
-        guard opened == SQLITE_OK, let target else {
-            let error = SQLiteError(code: opened, connection: target)
-            sqlite3_close_v2(target)
+        let target: OpaquePointer
+        do {
+            target = try SQLiteLibrary.open(
+                destination, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
+        } catch {
             throw SQLiteError(code: error.code, message: "cannot create \(destination): \(error.message)")
         }
         defer { sqlite3_close_v2(target) }

@@ -37,20 +37,16 @@ package final class SQLiteConnection: @unchecked Sendable {
     ///   no bytes in free space; some builds have it on by default, others not, so it is set, not assumed.
     package init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         self.path = path
-        var connection: OpaquePointer?
         let flags: Int32 =
             switch role {
             case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             case .reader, .maintenance: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
             }
-        SQLiteLibrary.configure()
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
-        guard code == SQLITE_OK, let connection else {
-            let error = SQLiteError(code: code, connection: connection)
-            // sqlite3_open_v2 allocates a handle even on failure; it must still be closed.
-            sqlite3_close_v2(connection)
-            throw SQLiteError(
-                code: error.code, message: "cannot open database at \(path): \(error.message)")
+        let connection: OpaquePointer
+        do {
+            connection = try SQLiteLibrary.open(path, flags: flags)
+        } catch {
+            throw SQLiteError(code: error.code, message: "cannot open database at \(path): \(error.message)")
         }
         self.handle = connection
         sqlite3_extended_result_codes(connection, 1)
