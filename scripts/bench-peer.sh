@@ -34,7 +34,7 @@ WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
 mkdir -p "$WORKDIR"
 WORKDIR="$(cd "$WORKDIR" && pwd)"
 
-source "$ROOT/scripts/bench/peer-bench.sh"
+source "$ROOT/scripts/bench/lib.sh"
 find_peer_bench bench-peer "$ROOT"
 
 # Once per machine: wrk and sqlite3 (Debian), the peer's venv, the deterministic data. Idempotent.
@@ -42,11 +42,11 @@ bash "$PEER_BENCH/setup.sh" "$WORKDIR"
 DATA="$WORKDIR/data"
 PY="$WORKDIR/.venv/bin/python"
 
-if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
+if [[ "${BENCH_SKIP_BUILD:-0}" != 1 && -z "${LIFECYCLE_BIN:-}" ]]; then
   (cd "$ROOT" && swift build -c release --product lifecycle)
 fi
 BIN="${LIFECYCLE_BIN:-$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle}"
-[[ -x "$BIN" ]] || { echo "bench-peer: no release build at $BIN (run without BENCH_SKIP_BUILD)" >&2; exit 2; }
+[[ -x "$BIN" ]] || { echo "bench-peer: no lifecycle executable at $BIN (set LIFECYCLE_BIN to one, or run without BENCH_SKIP_BUILD)" >&2; exit 2; }
 
 RUNS="$WORKDIR/runs/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$RUNS"
@@ -61,55 +61,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# wait_http URL: until anything answers HTTP at URL (20 s).
-wait_http() {
-  "$PY" - "$1" <<'PY'
-import sys, time, urllib.request, urllib.error
-deadline = time.time() + 20
-while time.time() < deadline:
-    try:
-        urllib.request.urlopen(sys.argv[1], timeout=1).read()
-        sys.exit(0)
-    except urllib.error.HTTPError:
-        sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit(1)
-PY
-}
-
 count_rows() { sqlite3 "$1" "SELECT count(*) FROM $2"; }
 
-# cpu_ticks PID...: user + system clock ticks of the processes and all their live descendants (/proc/<pid>/stat).
-cpu_ticks() {
-  "$PY" - "$@" <<'PY'
-import os, sys
-stats = {}
-for entry in os.listdir("/proc"):
-    if entry.isdigit():
-        try:
-            text = open(f"/proc/{entry}/stat").read()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2:].split()
-        stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-roots = {int(p) for p in sys.argv[1:] if p}
-total, frontier = 0, set(roots)
-while frontier:
-    total += sum(stats[p][1] for p in frontier if p in stats)
-    frontier = {p for p, (parent, _) in stats.items() if parent in frontier and p not in roots}
-    roots |= frontier
-print(total)
-PY
-}
-
-# machine_ticks: busy and total clock ticks of all CPUs so far (/proc/stat; idle, iowait and steal are not busy).
-# (user, nice, system, idle, iowait, irq, softirq, steal; guest time is already inside user and nice.)
-machine_ticks() { awk '/^cpu /{t=0; for(i=2;i<=9;i++) t+=$i; print t-$5-$6-$9, t}' /proc/stat; }
 
 # product_config DIR PORT WEBHOOK_PORT: the realistic configuration, in DIR/lifecycle.json.
 product_config() {

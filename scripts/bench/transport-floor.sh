@@ -14,7 +14,7 @@ CONNECTIONS="${CONNECTIONS:-16}"
 THREADS="${THREADS:-1}"
 SERVER_THREADS="${SERVER_THREADS:-2}"
 WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
-source "$ROOT/scripts/bench/peer-bench.sh"
+source "$ROOT/scripts/bench/lib.sh"
 find_peer_bench transport-floor "$ROOT"
 mkdir -p "$WORKDIR"
 bash "$PEER_BENCH/setup.sh" "$WORKDIR" >/dev/null
@@ -23,22 +23,20 @@ work="$(mktemp -d)"
 server=""
 trap '[[ -n "$server" ]] && kill -KILL "$server" 2>/dev/null; rm -rf "$work"' EXIT
 cc -O2 -Wall -Wextra -pthread -o "$work/transport-floor" "$ROOT/scripts/bench/transport-floor.c"
-port="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+port="$(free_port)"
 "$work/transport-floor" "$port" "$SERVER_THREADS" &
 server=$!
 disown "$server" 2>/dev/null || true
-sleep 0.5
-ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
-machine() { awk '/^cpu /{t=0; for(i=2;i<=9;i++) t+=$i; print t-$5-$6-$9, t}' /proc/stat; }
+wait_http "http://127.0.0.1:$port/" || { echo "transport-floor: the server did not start" >&2; exit 1; }
 hz="$(getconf CLK_TCK)"
 echo "transport-floor: $(uname -m), $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s, $SERVER_THREADS server threads"
 for rep in $(seq 1 "$REPS"); do
-  s0="$(ticks)"; read -r b0 t0 <<<"$(machine)"
+  s0="$(cpu_ticks "$server")"; read -r b0 t0 <<<"$(machine_ticks)"
   DURATION="$DURATION" CONNECTIONS="$CONNECTIONS" THREADS="$THREADS" OFFSET=0 \
     /usr/bin/time -f '%U %S' -o "$work/wrk-cpu" \
     bash "$PEER_BENCH/load.sh" "http://127.0.0.1:$port/notifications" "$WORKDIR/data/notifications.jsonl" \
     >"$work/load.log" 2>&1 || { echo "transport-floor: wrk failed:" >&2; cat "$work/load.log" >&2; exit 1; }
-  read -r b1 t1 <<<"$(machine)"; s1="$(ticks)"
+  read -r b1 t1 <<<"$(machine_ticks)"; s1="$(cpu_ticks "$server")"
   "$PY" - "$work/load.log" "$((s1 - s0))" "$(awk 'END{print $1 + $2}' "$work/wrk-cpu")" "$((b1 - b0))" "$((t1 - t0))" "$hz" "$rep" <<'PY'
 import json, os, sys
 log, server, wrk, busy, total, hz, rep = sys.argv[1:]
