@@ -31,9 +31,31 @@ package enum HTTPTokens {
     }
 
     /// HEXDIG (RFC 5234 §B.1), either case: chunk sizes, percent-escapes.
-    package static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    package static func isHexDigit(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+
+    /// The value of one HEXDIG, either case, or nil.
+    package static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    /// A non-negative number of DIGITs only (no sign, no space) in `radix` 10, or of HEXDIGs in radix 16; nil
+    /// when empty, for any other byte, or past Int's range.
+    package static func number(_ digits: some Collection<UInt8>, radix: Int = 10) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard let digit = hexValue(byte), digit < radix else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: radix)
+            let (sum, overflow2) = shifted.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = sum
+        }
+        return value
     }
 
     package static let space = UInt8(ascii: " ")

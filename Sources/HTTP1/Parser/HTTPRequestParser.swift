@@ -391,7 +391,7 @@ public struct HTTPRequestParser: Sendable {
             guard contentLengths.count == 1 else { return .duplicateContentLength }
             let digits = Array(contentLengths[0].utf8)
             if digits.contains(UInt8(ascii: ",")) { return .duplicateContentLength }
-            guard let length = Self.parseDecimal(digits) else { return .invalidContentLength }
+            guard let length = HTTPTokens.number(digits) else { return .invalidContentLength }
             // Checked before any body byte is buffered.
             guard length <= limits.maxBodyLength else { return .bodyTooLarge }
             framing = .contentLength(length)
@@ -418,19 +418,6 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Content-Length = 1*DIGIT, with overflow reported rather than trapped.
-    private static func parseDecimal(_ digits: [UInt8]) -> Int? {
-        guard !digits.isEmpty else { return nil }
-        var value = 0
-        for byte in digits {
-            guard isDigit(byte) else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
-            value = sum
-        }
-        return value
-    }
-
     // MARK: Chunked coding (RFC 9112 §7.1)
 
     /// chunk-size [ chunk-ext ]: hex digits (capped), then extensions (capped, checked against their grammar,
@@ -439,7 +426,7 @@ public struct HTTPRequestParser: Sendable {
         var index = range.lowerBound
         var size = 0
         var digitCount = 0
-        while index < range.upperBound, let digit = Self.hexValue(buffer[index]) {
+        while index < range.upperBound, let digit = HTTPTokens.hexValue(buffer[index]) {
             digitCount += 1
             if digitCount > limits.maxChunkSizeDigits { return .failure(.chunkSizeTooLong) }
             let (shifted, overflow1) = size.multipliedReportingOverflow(by: 16)
@@ -455,15 +442,6 @@ public struct HTTPRequestParser: Sendable {
         let (total, overflow) = body.count.addingReportingOverflow(size)
         if overflow || total > limits.maxBodyLength { return .failure(.bodyTooLarge) }
         return .success(size)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 
     /// Moves up to `count` buffered bytes into the body; returns how many moved.

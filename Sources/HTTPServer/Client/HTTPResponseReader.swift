@@ -181,7 +181,7 @@ package struct HTTPResponseReader {
             guard !digits.isEmpty, digits.count <= limits.maxChunkSizeDigits,
                 rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.first == UInt8(ascii: " ")
                     || rest.first == UInt8(ascii: "\t"),
-                let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
+                let size = HTTPTokens.number(digits, radix: 16)
             else { throw .malformedResponse }
             if size == 0 { break }
             guard size <= limits.maxBodyLength - body.count else { throw .responseTooLarge }
@@ -201,9 +201,8 @@ package struct HTTPResponseReader {
         return body
     }
 
-    /// A non-negative decimal of digits only (no sign, no space), or nil; nil too past Int's range.
+    /// A non-negative decimal of at most 18 digits (no sign, no space), or nil.
     static func decimal(_ bytes: [UInt8]) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        bytes.count <= 18 ? HTTPTokens.number(bytes) : nil
     }
 }
