@@ -83,6 +83,7 @@ struct OperatorSecretsProcessTests {
         for _ in 0..<3 {
             let refused = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
             #expect(refused.status == 2, "\(refused)")
+            Self.expectLoggedAsNeverStarted(refused)
         }
         // ... and one whose public port another process holds.
         try fixture.writeSecret(Self.rotated, to: "secrets/admin-token")
@@ -98,10 +99,22 @@ struct OperatorSecretsProcessTests {
         try #require(Loopback.bind(holder, port: fixture.publicPort) && listen(holder, 1) == 0)
         let taken = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
         #expect(taken.status != 0, "\(taken)")
+        Self.expectLoggedAsNeverStarted(taken)
         // None of them received a notification, so none may count as the service being up.
         #expect(
             try StoreFile.count("SELECT count(*) FROM heartbeats", in: store) == before,
             "a start that never accepted traffic wrote a heartbeat")
+    }
+
+    /// A start that failed logs why as `serve.start_failed` and no `serve.stopped`: a log reader counting runs
+    /// must not count one that never accepted traffic.
+    static func expectLoggedAsNeverStarted(
+        _ run: LifecycleProcess.Finished, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let events = run.errorLines.compactMap { JSONValue.parseIfValid(Array($0.utf8))?["event"]?.stringValue }
+        #expect(events.contains("serve.start_failed"), "\(run)", sourceLocation: sourceLocation)
+        #expect(!events.contains("serve.stopped"), "\(run)", sourceLocation: sourceLocation)
+        #expect(!events.contains("serve.started"), "\(run)", sourceLocation: sourceLocation)
     }
 
     @Test("the master key file is created 0600 with one fresh key on first start, and kept as it is after")

@@ -122,6 +122,8 @@ struct ServeCommand: LifecycleCommand {
         do {
             try await runtime.start()
         } catch {
+            // In the log as well as on the command's last line, for whoever reads serve's log alone (journald).
+            context.log.log(.error, "serve.start_failed", [("error", .string(String(oneLine: error)))])
             await runtime.stop()
             throw error
         }

@@ -475,13 +475,16 @@ public final class ServiceRuntime: Sendable {
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
-        if receiving.withLock({ $0 }) { try? await recordHeartbeat(kind: "stop") }
+        let received = receiving.withLock { $0 }
+        if received { try? await recordHeartbeat(kind: "stop") }
         let instance = instanceID
         let now = context.clock.now()
         try? await context.store.write {
             try $0.recordInstanceMasterKeys(instance: instance, masterKeyIDs: nil, at: now)
         }
-        context.log.info("serve.stopped")
+        // A start that failed before the public listener accepted logged `serve.start_failed`: it never ran, so
+        // no `serve.stopped` pairs with a `serve.started` that was never logged.
+        if received { context.log.info("serve.stopped") }
         await context.close()
     }
 }
