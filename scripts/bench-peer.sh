@@ -159,9 +159,10 @@ finish() {
   local name="$1" rep="$2" db="$3" table="$4" dir="$RUNS/$1-$2"
   local after
   after="$(count_rows "$db" "$table")"
-  "$PY" - "$dir/load.log" "$(cat "$dir/rows-before")" "$after" "$rep" "$name" "$dir/cpu" >>"$RESULTS" <<'PY'
+  "$PY" - "$dir/load.log" "$(cat "$dir/rows-before")" "$after" "$rep" "$name" "$dir/cpu" "$(machine_cores)" >>"$RESULTS" <<'PY'
 import json, sys
 log, before, after, rep, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+cores = int(sys.argv[7])
 server, wrk, receiver, busy0, total0, busy1, total1, hz = open(sys.argv[6]).read().split()
 hz = int(hz)
 line = next(l for l in open(log) if l.startswith("WRK_JSON "))
@@ -173,7 +174,6 @@ stored = after - before
 missing = max(0, acknowledged - stored)
 per_request = lambda seconds: seconds * 1e6 / max(1, r["requests"])
 busy, total = int(busy1) - int(busy0), int(total1) - int(total0)
-cores = len([c for c in open("/proc/stat") if c.startswith("cpu") and c[3].isdigit()])
 print(f"{rep}\t{name}\t{r['rps']:.0f}\t{l['p50']/1000:.2f}\t{l['p99']/1000:.2f}\t{l['p999']/1000:.2f}\t"
       f"{r['requests']}\t{e['status']}\t{sockets}\t{stored}\t{missing}\t"
       f"{per_request(int(server) / hz):.0f}\t{per_request(float(wrk)):.0f}\t{per_request(int(receiver) / hz):.0f}\t"
@@ -225,7 +225,7 @@ run_product() {
 }
 
 echo "bench-peer: $REPS repetitions of peer, ${CONFIGS// /, }; $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s"
-echo "bench-peer: $(uname -m), $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); runs in $RUNS"
+echo "bench-peer: $(uname -m), $(machine_cores) cores, $(uptime | sed 's/.*load average/load average/'); runs in $RUNS"
 for rep in $(seq 1 "$REPS"); do
   run_peer "$rep"
   for config in $CONFIGS; do run_product "$config" "$rep"; done

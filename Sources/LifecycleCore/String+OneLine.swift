@@ -2,18 +2,7 @@ extension String {
     /// The text with every control character (C0, DEL, C1, and the Unicode line and paragraph separators)
     /// written as a `\u{…}` escape, so an error that quotes outside input — a configuration key, a CSV
     /// header, a command-line argument — stays one line on a terminal or in a log and cannot forge another.
-    public var escapingControlCharacters: String {
-        guard unicodeScalars.contains(where: Self.isControl) else { return self }
-        var result = ""
-        for scalar in unicodeScalars {
-            if Self.isControl(scalar) {
-                result += Self.escape(scalar)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    public var escapingControlCharacters: String { quotedForError(maxBytes: .max) }
 
     /// Outside input as an error quotes it: ``escapingControlCharacters``, kept to `maxBytes` UTF-8 bytes and
     /// then `… (N bytes)` naming the whole length, so a hostile value cannot make the line unbounded. The cut

@@ -67,3 +67,7 @@ PY
 # machine_ticks: busy and total clock ticks of all CPUs so far (/proc/stat; idle, iowait and steal are not busy).
 # (user, nice, system, idle, iowait, irq, softirq, steal; guest time is already inside user and nice.)
 machine_ticks() { awk '/^cpu /{t=0; for(i=2;i<=9;i++) t+=$i; print t-$5-$6-$9, t}' /proc/stat; }
+
+# machine_cores: the CPUs machine_ticks adds up (one cpuN line each in /proc/stat), so that busy / total ticks
+# times it is the number of cores busy.
+machine_cores() { grep -c '^cpu[0-9]' /proc/stat; }

@@ -5,11 +5,12 @@
 # directory is removed afterwards (not timed). README, "Performance", quotes it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$ROOT/scripts/bench/lib.sh"
 N="${1:-1000000}"
 PARENT="${2:-$ROOT/var}"
 mkdir -p "$PARENT"
 work="$(mktemp -d "$PARENT/receipt-floor.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cc -O2 -Wall -Wextra -o "$work/receipt-floor" "$ROOT/scripts/bench/receipt-floor.c"
-echo "receipt-floor: $(uname -m), $(nproc) cores, $(df -T "$PARENT" | awk 'NR==2{print $2}') at $PARENT, $(uptime | sed 's/.*load average/load average/')"
+echo "receipt-floor: $(uname -m), $(machine_cores) cores, $(df -T "$PARENT" | awk 'NR==2{print $2}') at $PARENT, $(uptime | sed 's/.*load average/load average/')"
 "$work/receipt-floor" "$work/receipts" "$N"

@@ -29,7 +29,7 @@ server=$!
 disown "$server" 2>/dev/null || true
 wait_http "http://127.0.0.1:$port/" || { echo "transport-floor: the server did not start" >&2; exit 1; }
 hz="$(getconf CLK_TCK)"
-echo "transport-floor: $(uname -m), $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s, $SERVER_THREADS server threads"
+echo "transport-floor: $(uname -m), $(machine_cores) cores, $(uptime | sed 's/.*load average/load average/'); $CONNECTIONS connections, $THREADS wrk thread, ${DURATION} s, $SERVER_THREADS server threads"
 for rep in $(seq 1 "$REPS"); do
   s0="$(cpu_ticks "$server")"; read -r b0 t0 <<<"$(machine_ticks)"
   DURATION="$DURATION" CONNECTIONS="$CONNECTIONS" THREADS="$THREADS" OFFSET=0 \
@@ -37,13 +37,13 @@ for rep in $(seq 1 "$REPS"); do
     bash "$PEER_BENCH/load.sh" "http://127.0.0.1:$port/notifications" "$WORKDIR/data/notifications.jsonl" \
     >"$work/load.log" 2>&1 || { echo "transport-floor: wrk failed:" >&2; cat "$work/load.log" >&2; exit 1; }
   read -r b1 t1 <<<"$(machine_ticks)"; s1="$(cpu_ticks "$server")"
-  "$PY" - "$work/load.log" "$((s1 - s0))" "$(awk 'END{print $1 + $2}' "$work/wrk-cpu")" "$((b1 - b0))" "$((t1 - t0))" "$hz" "$rep" <<'PY'
-import json, os, sys
-log, server, wrk, busy, total, hz, rep = sys.argv[1:]
+  "$PY" - "$work/load.log" "$((s1 - s0))" "$(awk 'END{print $1 + $2}' "$work/wrk-cpu")" "$((b1 - b0))" "$((t1 - t0))" "$hz" "$rep" "$(machine_cores)" <<'PY'
+import json, sys
+log, server, wrk, busy, total, hz, rep, cores = sys.argv[1:]
 r = json.loads(next(l for l in open(log) if l.startswith("WRK_JSON "))[len("WRK_JSON "):])
 n, hz = max(1, r["requests"]), int(hz)
 us = lambda seconds: seconds * 1e6 / n
-cores = os.cpu_count()
+cores = int(cores)
 print(f"  rep {rep}: {r['rps']:8.0f} req/s  p50 {r['lat_us']['p50'] / 1000:5.2f} ms  p99 {r['lat_us']['p99'] / 1000:5.2f} ms"
       f"  CPU per request: server {us(int(server) / hz):.0f} us, wrk {us(float(wrk)):.0f} us,"
       f" machine {us(int(busy) / hz):.0f} us ({cores * int(busy) / max(1, int(total)):.2f} of the cores busy)")

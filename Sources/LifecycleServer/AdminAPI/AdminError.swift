@@ -13,9 +13,14 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `detail` is kept to one line of ``maximumDetailBytes`` (then `… (N bytes)`): some quote the request (a
     /// path's app id, a body's unknown member name).
     public init(status: Int, code: AdminErrorCode, _ detail: String) {
+        self.init(status: status, code: code, kept: detail.quotedForError(maxBytes: Self.maximumDetailBytes))
+    }
+
+    /// `detail` as it is, already bounded.
+    private init(status: Int, code: AdminErrorCode, kept detail: String) {
         self.status = status
         self.code = code
-        self.detail = detail.quotedForError(maxBytes: Self.maximumDetailBytes)
+        self.detail = detail
     }
 
     public static let maximumDetailBytes = 512
@@ -62,9 +67,8 @@ public struct AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         guard let spelled = document?["error"]?.stringValue, let code = AdminErrorCode(rawValue: spelled) else {
             return nil
         }
-        self.init(status: status, code: code, "")
         // As the service sent it (bounded there): cut again, its length would be the cut's.
-        detail = document?["description"]?.stringValue ?? ""
+        self.init(status: status, code: code, kept: document?["description"]?.stringValue ?? "")
     }
 }
 

@@ -162,7 +162,7 @@ public final class ServiceRuntime: Sendable {
                 ("path", .string(context.configuration.publicListener.notificationPath)),
                 ("store", .string(context.configuration.storage.redactedURL)), ("instance", .string(instanceID)),
             ])
-        warnAboutUnmappedApps()
+        warnAboutErasureGaps()
         let context = self.context
         for receiver in context.signals.allReceivers {
             // Each provider's key set is loaded now, without holding up start: a transmitter that is down
@@ -221,7 +221,9 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    private func warnAboutUnmappedApps() {
+    /// One warning per app where a deletion would erase less than it asks for: no erasure mapping at all
+    /// (`erasure.unmapped_app`), or a policy with no rule for a kind of deletion (`erasure.deletion_not_covered`).
+    private func warnAboutErasureGaps() {
         for app in context.configuration.apps {
             guard let erasure = app.erasure else {
                 context.log.warning("erasure.unmapped_app", [("app", .string(app.id))])
@@ -429,7 +431,7 @@ public final class ServiceRuntime: Sendable {
                         [("kept", .array(kept.map { .string($0) })), ("reason", "bound when serve started")])
                 }
                 log.info("reload.configuration", [("apps", .integer(Int64(next.apps.count)))])
-                warnAboutUnmappedApps()
+                warnAboutErasureGaps()
                 await settleMasterKeys(reason: "reload")
                 result = "applied"
             } catch {
