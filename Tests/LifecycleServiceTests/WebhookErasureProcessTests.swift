@@ -91,6 +91,18 @@ struct WebhookErasureProcessTests {
         #expect(try await fixture.metric("lifecycle_erasure_jobs_overdue") == 0)
         #expect(await fixture.stop() == [0])
         await receiver.stop()
+
+        // The report does not call the request verified: the backend's part is done on its own word.
+        let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
+        #expect(generated.status == 0, "\(generated)")
+        let json = try #require(fixture.reportFiles().first { $0.hasSuffix(".json") && !$0.contains("/log/") })
+        let report = try JSONValue.parse(
+            try #require(FileManager.default.contents(atPath: fixture.directory.file("reports/" + json))))
+        let row = try #require(report["subjects"]?.arrayValue?.first)
+        #expect(row["outcome"] == "completed", "\(row)")
+        #expect(row["verification"] == "acknowledged", "\(row)")
+        let backend = row["targets"]?.arrayValue?.first { $0["target"] == "backend" }
+        #expect(backend?["evidence"]?["responseStatus"] == .integer(202), "\(row)")
     }
 
     @Test("a 202 whose callback never comes is unverified after erasure.callbackTimeoutSeconds")

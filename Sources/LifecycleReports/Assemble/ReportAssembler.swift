@@ -243,9 +243,12 @@ public struct ReportAssembler: Sendable {
         } else if binding < asOf {
             row.onTime = false
         }
+        // A webhook step's evidence is the app backend's answer (its HTTP status; a callback's counts are the
+        // backend's own): done on its word, which the service cannot check. No other target kind records one.
+        let onTargetsWord = live.contains { job in job.job.steps.contains { $0.evidence.responseStatus != nil } }
         row.verification =
             allCompleted
-            ? .verified
+            ? (onTargetsWord ? .acknowledged : .verified)
             : statuses.contains(.failed) ? .failed : statuses.contains(.unverified) ? .unverified : .pending
         if allCompleted, row.cancellation != nil {
             // What no sign-in undoes (e.g. the tokens) was erased; the rest was withdrawn by the re-link. Not a

@@ -550,7 +550,9 @@ public enum ReportHTMLRenderer {
             ),
             (
                 "verification",
-                "What the evidence proves: verified (every step done with evidence), unverified (a target reported "
+                "What the evidence proves: verified (every step done on a check the service made: a verification "
+                    + "query that counted 0, data keys it destroyed), acknowledged (every step done, at least one on "
+                    + "the app backend's own word: a webhook's 2xx or its callback), unverified (a target reported "
                     + "success nothing proves), failed, pending, none (no job known)."
             ),
             (

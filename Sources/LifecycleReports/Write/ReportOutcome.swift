@@ -56,8 +56,12 @@ public enum ReportEventSource: String, Hashable, Sendable, CaseIterable {
 
 /// What the evidence of a request's erasure proves.
 public enum ReportVerification: String, Hashable, Sendable, CaseIterable {
-    /// Every step of every job is `done` with evidence.
+    /// Every step of every job is `done`, each on a check the service made itself: a verification query that
+    /// counted 0, data keys it destroyed.
     case verified = "verified"
+    /// Every step is `done`, at least one on the target's own word: a webhook that answered 2xx, or answered 202
+    /// and called back. The service cannot look into the app backend; the step's evidence is that answer.
+    case acknowledged = "acknowledged"
     /// Some step ended `unverified`: the target reported success but nothing proves it.
     case unverified = "unverified"
     /// Some step failed after its retries.
