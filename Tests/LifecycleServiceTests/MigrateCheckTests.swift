@@ -53,6 +53,18 @@ struct MigrateCheckTests {
         #expect(
             newer.output.contains(
                 "schema version \(supported + 1), this build's \(supported): written by a newer build"))
+
+        // README, "Upgrades": an old build restarted after a newer one migrated refuses to serve the store, in
+        // one line naming both versions, and leaves it as it is.
+        let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+        let serve = try await LifecycleProcess.run(["serve", "--config", harness.configurationFile])
+        #expect(serve.status == 2, "\(serve)")
+        #expect(
+            serve.errors
+                == "lifecycle serve: database schema version \(supported + 1) is newer than this build supports "
+                + "(\(supported)); upgrade lifecycle\n",
+            "\(serve)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == stored, "serve changed a newer store")
     }
 
     @Test("SQLite: a store in rollback-journal mode is read as it is, not turned into a WAL database")
