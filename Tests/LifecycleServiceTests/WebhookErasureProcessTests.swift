@@ -105,6 +105,50 @@ struct WebhookErasureProcessTests {
         #expect(backend?["evidence"]?["responseStatus"] == .integer(202), "\(row)")
     }
 
+    /// The admin route `POST /v1/jobs/{id}/steps/{target}/complete` (README: it calls what `jobs complete` does),
+    /// here with an outcome and counts in its body; the webhook secret from `LIFECYCLE_WEBHOOK_SECRET_SHOP` alone,
+    /// no secret file written.
+    @Test(
+        "the admin route records a callback's body: unverifiable ends the step unverified with its counts; the request is signed with the secret from the environment"
+    )
+    func completedThroughAdminRoute() async throws {
+        let receiver = try WebhookReceiver(status: .accepted)
+        let secret = "whsec_" + Data("secret from the environment only".utf8).base64EncodedString()
+        // Every command the fixture runs gets the variable, as an operator's environment would.
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(webhook: receiver.url, erasureTargets: ["backend": ["type": "webhook"]])],
+            extra: ["erasure": ["pollMilliseconds": 100]], environment: ["LIFECYCLE_WEBHOOK_SECRET_SHOP": secret])
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("secrets/shop-webhook")))
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
+        let asked = await eventually(timeout: .seconds(20)) { !Self.requests(receiver).isEmpty }
+        #expect(asked, "\(fixture.log.suffix(2000))")
+        let request = try #require(Self.requests(receiver).first)
+        #expect(WebhookReceiver.isSigned(request, secret: secret), "signed with the environment's secret")
+        let id = try #require(request.json?["data"]?["job_id"]?.integerValue)
+        let waiting = await eventually(timeout: .seconds(10)) {
+            Self.backendStep(try? await Self.job(fixture))?["status"] == "waiting-callback"
+        }
+        #expect(waiting, "\(fixture.log.suffix(2000))")
+
+        let path = "/v1/jobs/\(id)/steps/backend/complete"
+        let refused = try await fixture.admin("POST", path, body: Array(#"{"outcome": "gone"}"#.utf8))
+        #expect(refused.status == 422 && refused.json?["error"] == "invalid_outcome", "\(refused)")
+        let answered = try await fixture.admin(
+            "POST", path, body: Array(#"{"outcome": "unverifiable", "rowsAffected": 3}"#.utf8))
+        #expect(answered.status == 200, "\(answered)")
+        let step = Self.backendStep(try await Self.job(fixture))
+        #expect(step?["status"] == "unverified", "\(String(describing: step))")
+        #expect(step?["rows_affected"] == .integer(3), "\(step?.serialized() ?? "none")")
+        #expect(
+            step?["response_status"] == .integer(202), "the 202 stays its evidence: \(step?.serialized() ?? "none")")
+        let again = try await fixture.admin("POST", path)
+        #expect(again.status == 409 && again.json?["error"] == "not_waiting", "\(again)")
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
+
     @Test("a 202 whose callback never comes is unverified after erasure.callbackTimeoutSeconds")
     func callbackTimesOut() async throws {
         let receiver = try WebhookReceiver(status: .accepted)
