@@ -66,6 +66,31 @@ struct KeySetRetryTests {
         #expect(stored.json?["state"] == "consent-revoked", "\(stored)")
     }
 
+    /// A heartbeat says "this instance was receiving" (the reconcile's `notification-gap` reads them so). Without
+    /// Apple's key set every notification is answered 503, so no heartbeat is written until the set loads: a
+    /// key outage that outlasts Apple's retries shows as the gap it is.
+    @Test("no heartbeat while Apple's key set cannot be loaded; heartbeats once it loads")
+    func noHeartbeatWithoutKeys() async throws {
+        let fixture = try await ServeFixture(
+            extra: ["apple": ["jwks": "late/jwks.json"], "reconcile": ["heartbeatSeconds": 1]])
+        let serve = try await fixture.start(waitingUntilReady: false)
+        defer { serve.kill(signal: SIGKILL) }
+        let store = fixture.directory.file("lifecycle.sqlite")
+        let skipped = await eventually(timeout: .seconds(60)) { fixture.logEvents("heartbeat.skipped").count >= 3 }
+        #expect(skipped, "\(fixture.log.suffix(2000))")
+        #expect(try StoreFile.count("SELECT count(*) FROM heartbeats", in: store) == 0)
+
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.file("late"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: fixture.directory.file("jwks.json"), toPath: fixture.directory.file("late/jwks.json"))
+        let beating = await eventually(timeout: .seconds(60)) {
+            ((try? StoreFile.count("SELECT count(*) FROM heartbeats", in: store)) ?? 0) >= 2
+        }
+        #expect(beating, "\(fixture.log.suffix(2000))")
+        #expect(await fixture.stop() == [0])
+    }
+
     /// The same for another provider's key set: `/readyz` does not wait for it, but its SETs are refused (503)
     /// until it loads, and nothing but the retry would load it while no transmitter pushes.
     @Test("a provider's key set that failed to load is loaded by serve once it can be read, with no request")

@@ -246,8 +246,17 @@ public final class ServiceRuntime: Sendable {
         background.withLock { $0.append(Task { await work() }) }
     }
 
-    /// The liveness record the reconciler reads to find windows when nothing could have been received.
+    /// The liveness record the reconciler reads to find windows when nothing could have been received. Written
+    /// only while Apple's key set is loaded: without it every notification is answered 503, so the instance is
+    /// not receiving, and a key outage longer than Apple's retries must read as a `notification-gap`, not be
+    /// covered by heartbeats. A skipped one logs `heartbeat.skipped`.
     private func recordHeartbeat(kind: String) async throws {
+        guard context.keys.hasKeys else {
+            context.log.warning(
+                "heartbeat.skipped",
+                [("kind", .string(kind)), ("reason", "Apple's key set is not loaded: notifications are answered 503")])
+            return
+        }
         let now = context.clock.now()
         let instance = instanceID
         try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
