@@ -27,7 +27,8 @@ public struct ReportRemainingCopies: Hashable, Sendable {
         if let end = backupsBeyondUseBy {
             let parts = backups.map { "\($0.storeName) \($0.retentionDays ?? 0) days after its erasure" }
             sentences.append(
-                "Every backup copy is beyond use by \(end.iso8601) (" + parts.joined(separator: "; ") + ").")
+                "By the backup retention the configuration states, every backup copy is beyond use by "
+                    + "\(end.iso8601) (" + parts.joined(separator: "; ") + ").")
         } else {
             for copy in backups {
                 if copy.erasedAt == nil {
@@ -48,8 +49,8 @@ public struct ReportRemainingCopies: Hashable, Sendable {
             } else if let due = key.rotationDueBy {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
-                        + "in force then, is to be rotated away by \(due.iso8601) (keys.rotateEveryDays): from then "
-                        + "no backup, replica or log copy can be opened.")
+                        + "in force then, is to be rotated away by \(due.iso8601) (keys.rotateEveryDays): once it "
+                        + "is, no backup, replica or log copy can be opened.")
             } else {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
