@@ -26,6 +26,9 @@ public final class Reconciler: Sendable {
 
     public struct AppReport: Sendable {
         public var app: String
+        /// Whether the app's own records were compared with the accounts (it has a `records` source); without
+        /// one only notification gaps and recycled identifiers are looked for.
+        public var recordsCompared = false
         public var recordsRead: Int
         public var accountsRead: Int
         public var registered: Int
@@ -158,6 +161,7 @@ public final class Reconciler: Sendable {
         var report = AppReport(app: app.id, recordsRead: 0, accountsRead: 0, registered: 0, resolved: 0, findings: [])
         if let source = app.records {
             let merged = try await mergeOnThread(app: app, source: source, runID: runID, asOf: asOf, active: active)
+            report.recordsCompared = true
             report.recordsRead = merged.recordsRead
             report.accountsRead = merged.accountsRead
             report.registered = merged.registered
@@ -344,7 +348,8 @@ public final class Reconciler: Sendable {
                     byCode[finding.code.rawValue] = .integer((byCode[finding.code.rawValue]?.integerValue ?? 0) + 1)
                 }
                 return [
-                    "app": .string(app.app), "recordsRead": .integer(Int64(app.recordsRead)),
+                    "app": .string(app.app), "recordsCompared": .bool(app.recordsCompared),
+                    "recordsRead": .integer(Int64(app.recordsRead)),
                     "accountsRead": .integer(Int64(app.accountsRead)), "registered": .integer(Int64(app.registered)),
                     "resolved": .integer(Int64(app.resolved)), "findings": .object(byCode),
                 ]

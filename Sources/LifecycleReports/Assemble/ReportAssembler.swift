@@ -141,7 +141,7 @@ public struct ReportAssembler: Sendable {
                         pseudonym: finding.subject.map { pseudonymizer.pseudonym(app: inputs.app, subject: $0) },
                         detail: finding.detail, windowFrom: finding.window?.from, windowTo: finding.window?.to,
                         provider: finding.subject.map(ProviderSubject.providerName(ofAccountKey:)))
-                })
+                }, recordsCompared: run.recordsCompared, recordsRead: run.recordsRead)
         }
         let byType = Self.deletionTypes.map { kind in
             Self.typeSummary(kind.canonicalName, requests, asOf: asOf, options: options) {

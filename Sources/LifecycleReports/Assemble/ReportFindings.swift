@@ -5,10 +5,16 @@ public struct ReportFindings: Hashable, Sendable {
     /// When the last reconcile ran; nil when none is known (then ``items`` is empty).
     public var lastRunAt: Instant?
     public var items: [ReportFinding]
+    /// Whether the run compared the app's own records (``ReportFindingRun/recordsCompared``); nil when unknown.
+    public var recordsCompared: Bool?
+    /// How many of the app's records it read; nil when unknown.
+    public var recordsRead: Int?
 
-    public init(lastRunAt: Instant?, items: [ReportFinding]) {
+    public init(lastRunAt: Instant?, items: [ReportFinding], recordsCompared: Bool? = nil, recordsRead: Int? = nil) {
         self.lastRunAt = lastRunAt
         self.items = items
+        self.recordsCompared = recordsCompared
+        self.recordsRead = recordsRead
     }
 
     public static let none = ReportFindings(lastRunAt: nil, items: [])

@@ -95,9 +95,15 @@ public struct ReportSubjectJob: Hashable, Sendable {
 public struct ReportFindingRun: Hashable, Sendable {
     public var ranAt: Instant
     public var findings: [Finding]
+    /// Whether that run compared the app's own records with the accounts, and how many it read, from the run's
+    /// recorded summary; nil when the run recorded neither (a run of an earlier release).
+    public var recordsCompared: Bool?
+    public var recordsRead: Int?
 
-    public init(ranAt: Instant, findings: [Finding]) {
+    public init(ranAt: Instant, findings: [Finding], recordsCompared: Bool? = nil, recordsRead: Int? = nil) {
         self.ranAt = ranAt
         self.findings = findings
+        self.recordsCompared = recordsCompared
+        self.recordsRead = recordsRead
     }
 }

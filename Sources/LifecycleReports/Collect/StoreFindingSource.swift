@@ -11,10 +11,14 @@ public struct StoreFindingSource: FindingSource {
         self.store = store
     }
 
+    /// Runs looked back through for the app's last completed one: every app's runs and failed ones count, so
+    /// years of daily runs.
+    static let runsSearched = 2_000
+
     public func lastReconcile(app: String) async throws -> ReportFindingRun? {
         let (runs, open) = try await store.read { reader in
             (
-                try reader.reconcileRuns(limit: 50),
+                try reader.reconcileRuns(limit: Self.runsSearched),
                 try reader.findings(app: app, includeResolved: false, limit: Self.limit, afterID: nil)
             )
         }
@@ -23,6 +27,12 @@ public struct StoreFindingSource: FindingSource {
                 $0.status == .completed && ($0.app == nil || $0.app == app)
             })
         else { return nil }
-        return ReportFindingRun(ranAt: last.finishedAt ?? last.startedAt, findings: open.map(\.finding))
+        // The run's own record of what it compared for this app (Reconciler.summary).
+        let entry = last.summary.flatMap { JSONValue.parseIfValid(Array($0.utf8))?.arrayValue }?
+            .first { $0["app"]?.stringValue == app }
+        return ReportFindingRun(
+            ranAt: last.finishedAt ?? last.startedAt, findings: open.map(\.finding),
+            recordsCompared: entry?["recordsCompared"]?.boolValue,
+            recordsRead: entry?["recordsRead"]?.integerValue.map { Int($0) })
     }
 }

@@ -247,6 +247,21 @@ public enum ReportHTMLRenderer {
             "\(dataset.summary.findingsBySeverity[severity] ?? 0) \(severity)"
         }
         html += "<p class=\"meta\">Run at \(token(lastRun.iso8601)): \(counts.joined(separator: ", ")).</p>\n"
+        // What the run compared, as it recorded it: without a records source only notification gaps and
+        // recycled identifiers are looked for, and "found nothing" must not read as a clean comparison.
+        switch findings.recordsCompared {
+        case true?:
+            html +=
+                "<p class=\"meta\">It compared \(findings.recordsRead.map { "\($0)" } ?? "the") records of the app "
+                + "with the service's accounts.</p>\n"
+        case false?:
+            html +=
+                "<p class=\"meta\">This app has no records source (<code>apps[].records</code>): nothing was "
+                + "compared with the app's own records; only notification gaps and recycled identifiers were looked "
+                + "for.</p>\n"
+        case nil:
+            break
+        }
         html += table(
             ["Severity", "Code, subject and provider", "Detail", "Window"],
             findings.items.map { item in
@@ -259,7 +274,7 @@ public enum ReportHTMLRenderer {
                         + (item.provider.map { "<br><span class=\"label\">provider</span> " + token($0) } ?? ""),
                     e(item.detail), window ?? "",
                 ]
-            }, empty: "The last reconcile found nothing.")
+            }, empty: "The last reconcile left no finding open.")
         return html + "</section>\n"
     }
 

@@ -38,6 +38,8 @@ public enum ReportJSONRenderer {
                 "findings",
                 [
                     "lastRunAt": dataset.findings.lastRunAt.map(instant) ?? .null,
+                    "recordsCompared": dataset.findings.recordsCompared.map(JSONValue.bool) ?? .null,
+                    "recordsRead": dataset.findings.recordsRead.map { .integer(Int64($0)) } ?? .null,
                     "items": .array(dataset.findings.items.map(finding)),
                 ]
             ),

@@ -159,7 +159,7 @@ enum ReportFixture {
                     detail: "no instance was receiving for 42 minutes <check the load balancer & TLS>",
                     window: FindingWindow(from: at("2026-11-06T01:00:00Z"), to: at("2026-11-06T01:42:00Z"))),
                 Finding(code: .unknownToService, subject: subjects[6], detail: "the app holds a sub never linked"),
-            ])
+            ], recordsCompared: true, recordsRead: 1_204)
         let keys = [
             subjects[0]: [
                 destroyedKey(0, scope: .notifications, at: "2026-11-02T21:00:00Z", master: "a1b2c3d4e5f60718")
