@@ -212,7 +212,8 @@ public final class ErasureJobRunner: Sendable {
                 },
                 statements: statements, verify: verify,
                 removeRemnants: { database in
-                    secureDelete ? try (database as? ExternalSQLiteDatabase)?.removeRemnants() : nil
+                    secureDelete
+                        ? try (database as? ExternalSQLiteDatabase)?.removeRemnants() : ErasureHygiene.sqliteOff
                 }
             ).erase(subject: stored.subject)
         case .postgres(let url, let statements, let verify, let vacuum):
@@ -221,7 +222,8 @@ public final class ErasureJobRunner: Sendable {
                 open: { try ExternalPostgresDatabase(url: url, connectTimeoutSeconds: connectTimeout) },
                 statements: statements, verify: verify,
                 removeRemnants: { database in
-                    vacuum.isEmpty ? nil : try (database as? ExternalPostgresDatabase)?.vacuum(vacuum)
+                    vacuum.isEmpty
+                        ? ErasureHygiene.postgresOff : try (database as? ExternalPostgresDatabase)?.vacuum(vacuum)
                 }
             ).erase(subject: stored.subject)
         case .webhook:
