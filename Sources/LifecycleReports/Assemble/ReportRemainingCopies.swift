@@ -44,8 +44,9 @@ public struct ReportRemainingCopies: Hashable, Sendable {
             if let retired = key.retiredAt {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
-                        + "in force then, was rotated away on \(retired.iso8601): since then no backup, replica or "
-                        + "log copy can be opened.")
+                        + "in force then, was rotated away on \(retired.iso8601) (no data key is wrapped by it any more, "
+                        + "and each instance deletes it from its key file): since then a backup, replica or log copy "
+                        + "opens only with a copy of that key kept elsewhere.")
             } else if let due = key.rotationDueBy {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
