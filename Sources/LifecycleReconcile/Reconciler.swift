@@ -27,7 +27,7 @@ public final class Reconciler: Sendable {
     public struct AppReport: Sendable {
         public var app: String
         /// Whether the app's own records were compared with the accounts (it has a `records` source); without
-        /// one only notification gaps and recycled identifiers are looked for.
+        /// one the service's accounts are still walked for the findings that need no app records.
         public var recordsCompared = false
         public var recordsRead: Int
         public var accountsRead: Int
@@ -159,14 +159,14 @@ public final class Reconciler: Sendable {
         _ app: AppConfiguration, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> AppReport {
         var report = AppReport(app: app.id, recordsRead: 0, accountsRead: 0, registered: 0, resolved: 0, findings: [])
-        if let source = app.records {
-            let merged = try await mergeOnThread(app: app, source: source, runID: runID, asOf: asOf, active: active)
-            report.recordsCompared = true
-            report.recordsRead = merged.recordsRead
-            report.accountsRead = merged.accountsRead
-            report.registered = merged.registered
-            report.findings = merged.findings
-        }
+        // Without a records source the service's accounts are still walked: their erasure jobs, credentials and
+        // revocations need no app records, and an app that has none must not go without those findings.
+        let merged = try await mergeOnThread(app: app, source: app.records, runID: runID, asOf: asOf, active: active)
+        report.recordsCompared = app.records != nil
+        report.recordsRead = merged.recordsRead
+        report.accountsRead = merged.accountsRead
+        report.registered = merged.registered
+        report.findings = merged.findings
         let gaps =
             try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
             + recycledIdentifierFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
@@ -239,7 +239,7 @@ public final class Reconciler: Sendable {
     /// reaches the store through ``BlockingBridge`` (whose reads run on the store's own threads, never on the
     /// executor, so the merge cannot wait for a thread it holds).
     private func mergeOnThread(
-        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration
+        app: AppConfiguration, source: RecordSource?, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> MergeResult {
         // The merge runs on a thread of its own; a cancelled task (serve stopping) tells it through `stop`.
         let stop = MergeStop()
@@ -253,12 +253,15 @@ public final class Reconciler: Sendable {
         return try result.get()
     }
 
+    /// `source` nil: the app has no records source, and the merge walks the service's accounts against an
+    /// empty app side (``ReconcilerOptions/comparesRecords`` false).
     private func merge(
-        app: AppConfiguration, source: RecordSource, runID: Int64, asOf: Instant, active: ActiveConfiguration,
+        app: AppConfiguration, source: RecordSource?, runID: Int64, asOf: Instant, active: ActiveConfiguration,
         stop: MergeStop
     ) throws -> MergeResult {
         let failure = MergeFailure()
-        let options = ReconcilerOptions(tombstoneStatuses: Set(active.configuration.reconcile.tombstoneStatuses))
+        let options = ReconcilerOptions(
+            tombstoneStatuses: Set(active.configuration.reconcile.tombstoneStatuses), comparesRecords: source != nil)
         let observedTally = Tally()
         let observed = Stoppable(
             base: ObservedAccountPager(
@@ -317,12 +320,21 @@ public final class Reconciler: Sendable {
         }
         do {
             switch source {
+            case nil:
+                var merge = ReconcilerMerge(
+                    appRecords: EmptyCollection<AppRecord>.Iterator(), observedAccounts: observed, asOf: asOf,
+                    options: options)
+                while let finding = merge.next() {
+                    batch.append(finding)
+                    if batch.count >= Self.flushEvery { try flush() }
+                }
             case .sqlite(let path, let query):
                 let reader = try SQLiteRecordReader(path: path, query: query, keys: keys, interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .postgres(let url, let query):
                 let reader = try PostgresRecordReader(
-                    url: url, query: query, shownAs: source.description, keys: keys, interrupt: stop.interrupt)
+                    url: url, query: query, shownAs: source.map(String.init(describing:)) ?? "", keys: keys,
+                    interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .jsonLines(let path):
                 try run(sorted(try JSONLinesRecordReader(path: path, keys: keys)))

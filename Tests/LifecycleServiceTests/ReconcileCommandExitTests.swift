@@ -111,6 +111,69 @@ struct ReconcileCommandExitTests {
         #expect(overdue["session-after-revocation"] == 1, "still reported: \(overdue)")
     }
 
+    /// README, "Nightly reconcile": an erasure job that failed after its retries (`erasure-failed`, critical) and
+    /// one that ran without a verification query (`unverified-erasure`) are findings of the service's own jobs,
+    /// reported for apps without a records source too: neither app here has one.
+    @Test(
+        "an erasure that fails after its retries and one nothing verifies are findings, without a records source; the critical one exits 1"
+    )
+    func erasureFindingsWithoutRecords() async throws {
+        let failing = "000601.failing.0001"
+        let unchecked = "000602.unchecked.0002"
+        let users = ["DELETE FROM users WHERE apple_sub = :sub"]
+        let shop = ServeFixture.app(
+            erasureTargets: [
+                "app-db": [
+                    "type": "sqlite", "path": "missing/app.sqlite", "statements": .array(users.map { .string($0) }),
+                    "verify": "SELECT count(*) FROM users WHERE apple_sub = :sub",
+                ]
+            ])
+        let blog = ServeFixture.app(
+            id: "blog", clientID: "com.example.blog",
+            erasureTargets: [
+                "app-db": ["type": "sqlite", "path": "app.sqlite", "statements": .array(users.map { .string($0) })]
+            ])
+        let fixture = try await ServeFixture(
+            apps: [shop, blog],
+            extra: [
+                "erasure": [
+                    "maxAttempts": 2, "baseDelayMilliseconds": 1, "maxDelayMilliseconds": 10, "pollMilliseconds": 100,
+                ]
+            ])
+        try fixture.createAppDatabase("app.sqlite", subjects: [unchecked])
+        try await fixture.start()
+        #expect(try await fixture.post(fixture.notification(type: "account-delete", subject: failing)).status == 200)
+        // A live account only the service knows: with records it would be an orphan-notification.
+        #expect(
+            try await fixture.post(fixture.notification(type: "email-disabled", subject: "000603.live.0003")).status
+                == 200)
+        #expect(
+            try await fixture.post(
+                fixture.notification(type: "account-delete", subject: unchecked, audience: "com.example.blog")
+            ).status == 200)
+        @Sendable func status(_ app: String) async -> String? {
+            let listed = try? await fixture.lifecycle([
+                "jobs", "list", "--app", app, "--json", "--config", fixture.configurationFile,
+            ])
+            return listed.flatMap { JSONValue.parseIfValid(Array($0.output.utf8))?["jobs"]?.arrayValue?.first }?[
+                "status"]?.stringValue
+        }
+        let ended = await eventually(timeout: .seconds(30)) {
+            let shop = await status("shop")
+            let blog = await status("blog")
+            return shop == "failed" && blog == "unverified"
+        }
+        #expect(ended, "\(fixture.log.suffix(2000))")
+        #expect(await fixture.stop() == [0])
+
+        let run = try await fixture.lifecycle(["reconcile", "--json", "--config", fixture.configurationFile])
+        #expect(run.status == 1, "erasure-failed is critical: \(run)")
+        let found = Self.codes(run.output)
+        #expect(found["erasure-failed"] == 1, "\(found)")
+        #expect(found["unverified-erasure"] == 1, "\(found)")
+        #expect(found["orphan-notification"] == nil, "nothing is compared without records: \(found)")
+    }
+
     @Test("a records file the reconcile cannot read exits 2 with one bounded line, and its run's row keeps it bounded")
     func unreadableRecordsAreQuotedBounded() async throws {
         let fixture = try await ServeFixture(apps: [ServeFixture.app(records: ["type": "csv", "path": "records.csv"])])

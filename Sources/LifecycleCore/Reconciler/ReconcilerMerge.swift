@@ -14,7 +14,8 @@
 /// 3. `erasure-overdue` (erasure pending past its deadline), `erasure-failed`, `unverified-erasure`: the
 ///    service's own jobs, whether or not the app holds the subject.
 /// 4. `unknown-to-service`: only the app holds it (not as a tombstone): the caller registers it as linked.
-/// 5. `orphan-notification`: only the service knows it, and it is not deleted.
+/// 5. `orphan-notification`: only the service knows it, and it is not deleted (not without a records source:
+///    ``ReconcilerOptions/comparesRecords``).
 public struct ReconcilerMerge<AppRecords: IteratorProtocol, ObservedAccounts: IteratorProtocol>: Sequence,
     IteratorProtocol
 where AppRecords.Element == AppRecord, ObservedAccounts.Element == ObservedAccount {
@@ -153,7 +154,7 @@ where AppRecords.Element == AppRecord, ObservedAccounts.Element == ObservedAccou
 
     private mutating func observedOnly(_ observed: ObservedAccount) {
         appendErasureFindings(observed)
-        guard observed.state != .deleted else { return }
+        guard options.comparesRecords, observed.state != .deleted else { return }
         pending.append(
             Finding(
                 code: .orphanNotification, subject: observed.subject,

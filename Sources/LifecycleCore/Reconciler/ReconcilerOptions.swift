@@ -4,8 +4,13 @@ public struct ReconcilerOptions: Hashable, Sendable {
     /// the account's data: such a row is not "holding" a deleted `sub`, and is not registered when unknown.
     /// Compared exactly. Default: `deleted`.
     public var tombstoneStatuses: Set<String>
+    /// False when the app has no records source: the app's side is empty, so an account only the service knows
+    /// is not an `orphan-notification`; the service's own findings per account (erasure, credentials,
+    /// revocation) still come. Default: true.
+    public var comparesRecords: Bool
 
-    public init(tombstoneStatuses: Set<String> = ["deleted"]) {
+    public init(tombstoneStatuses: Set<String> = ["deleted"], comparesRecords: Bool = true) {
         self.tombstoneStatuses = tombstoneStatuses
+        self.comparesRecords = comparesRecords
     }
 }

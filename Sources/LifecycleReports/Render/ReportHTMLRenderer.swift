@@ -257,8 +257,8 @@ public enum ReportHTMLRenderer {
         case false?:
             html +=
                 "<p class=\"meta\">This app has no records source (<code>apps[].records</code>): nothing was "
-                + "compared with the app's own records; only notification gaps and recycled identifiers were looked "
-                + "for.</p>\n"
+                + "compared with the app's own records; the service's own accounts were checked (erasure jobs, "
+                + "credentials, revocations), with notification gaps and recycled identifiers.</p>\n"
         case nil:
             break
         }
