@@ -200,6 +200,44 @@ struct AppleRevocationServeTests {
         await setup.fake.stop()
     }
 
+    /// README, "Apple token revocation": retried with backoff until `apple.revocation.maxAttempts`, then
+    /// `failed`; the report then advises the user to revoke in Settings.
+    @Test(
+        "Apple failing every revoke: failed after apple.revocation.maxAttempts, counted, and failed with advice in the report"
+    )
+    func failedAfterMaxAttempts() async throws {
+        let setup = try AppleTestSetup()
+        let (fixture, _) = try await Self.start(setup)
+        _ = await fixture.stop()
+        try fixture.updateConfiguration { root in
+            var revocation = root["apple"]?["revocation"]?.objectValue ?? [:]
+            revocation["maxAttempts"] = 3
+            var apple = root["apple"]?.objectValue ?? [:]
+            apple["revocation"] = .object(revocation)
+            root["apple"] = .object(apple)
+        }
+        try await fixture.start()
+        let refreshToken = try await Self.link(fixture, setup)
+        setup.fake.setBehaviour(.serverError(status: 500), for: .revoke)
+        #expect(try await fixture.admin("POST", Self.accountPath + "/deletion").status == 200)
+
+        let failed = await eventually(timeout: .seconds(30)) {
+            (try? await fixture.metric("lifecycle_apple_revocation_attempts_total", ["outcome": "failed"])) == 1
+        }
+        #expect(failed, "\(fixture.log.suffix(2000))")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(
+            setup.fake.requests(to: .revoke).count == 3,
+            "no attempt after the last: \(setup.fake.requests(to: .revoke).count)")
+        #expect(setup.fake.isActive(refreshToken: refreshToken), "Apple never revoked it")
+        let document = try await Self.report(fixture)
+        let row = try #require(document["subjects"]?.arrayValue?.first, "\(document)")
+        #expect(row["appleRevocation"]?["status"] == "failed", "\(row)")
+        #expect(row["appleRevocation"]?["advice"]?.stringValue?.contains("TN3194") == true, "\(row)")
+        _ = await fixture.stop()
+        await setup.fake.stop()
+    }
+
     @Test("Apple answers revoke 200 but keeps the token valid: revoked again, then unverified in the report")
     func unverified() async throws {
         let setup = try AppleTestSetup()
