@@ -92,6 +92,32 @@ struct ScheduleCatchUpTests {
         #expect(await fixture.stop() == [0])
     }
 
+    /// README: "likewise after a SIGHUP that moves `dailyAt` to a time already past, whose day would otherwise
+    /// never run".
+    @Test("a SIGHUP that moves dailyAt to a time already past today runs that day's reconcile and reports at once")
+    func reloadMovesDailyAtIntoThePast() async throws {
+        let schedule = Self.schedulePassed(by: 120)
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(), ServeFixture.app(id: "blog", clientID: "com.example.blog")],
+            extra: ["reconcile": ["dailyAt": "03:30", "timeZone": "Asia/Seoul"]], clockOffsetSeconds: schedule.offset)
+        try await Self.recordWritten(day: schedule.dayBefore, apps: ["shop", "blog"], in: fixture)
+        // 03:17 in Seoul: yesterday's 03:30 is recorded, today's is still ahead.
+        let process = try await fixture.start()
+        let waiting = await eventually(timeout: .seconds(30)) { !fixture.logEvents("reconcile.scheduled").isEmpty }
+        #expect(waiting, "\(fixture.log.suffix(1500))")
+        #expect(fixture.logEvents("reconcile.caught_up").isEmpty, "nothing was missed before the reload")
+
+        try fixture.updateConfiguration { $0["reconcile"] = ["dailyAt": "03:15", "timeZone": "Asia/Seoul"] }
+        try await fixture.reload(process)
+        let written = await eventually(timeout: .seconds(40)) {
+            Set(fixture.logEvents("report.generated").compactMap { $0["app"]?.stringValue }) == ["shop", "blog"]
+        }
+        #expect(written, "\(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("reconcile.caught_up").first?["day"]?.stringValue == schedule.day)
+        #expect(fixture.logEvents("report.generated").allSatisfy { $0["day"]?.stringValue == schedule.day })
+        #expect(await fixture.stop() == [0])
+    }
+
     @Test("a store that never wrote a daily report (a first start after 03:15): serve waits for the next occurrence")
     func firstStartWaits() async throws {
         let schedule = Self.schedulePassed(by: 120)
