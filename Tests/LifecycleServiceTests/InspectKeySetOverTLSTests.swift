@@ -36,6 +36,19 @@ struct InspectKeySetOverTLSTests {
         #expect(trusted.status == 0, "\(trusted)")
         #expect(JSONValue.parseIfValid(Array(trusted.output.utf8))?["valid"] == true, "\(trusted)")
 
+        // README, "inspect": a token that fails prints {"valid":false,"error":{"code":"bad_signature",…}} and
+        // exits 1. The same token with its signature's first character changed.
+        let compact = TestTokenFactory().token(claims: TestTokenFactory.claims())
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let signature = parts[2]
+        let flipped = (signature.first == "A" ? "B" : "A") + signature.dropFirst()
+        try Data((parts[0] + "." + parts[1] + "." + flipped).utf8).write(to: URL(fileURLWithPath: token))
+        let forged = try await LifecycleProcess.run(arguments, environment: ["SSL_CERT_FILE": fake.caFile])
+        #expect(forged.status == 1, "\(forged)")
+        let answer = JSONValue.parseIfValid(Array(forged.output.utf8))
+        #expect(answer?["valid"] == false, "\(forged)")
+        #expect(answer?["error"]?["code"] == "bad_signature", "\(forged)")
+
         let untrusted = try await LifecycleProcess.run(arguments, environment: ["SSL_CERT_FILE": "/nonexistent"])
         #expect(untrusted.status != 0, "\(untrusted)")
         #expect(untrusted.errors.contains("cannot load the key set"), "\(untrusted)")
