@@ -5,6 +5,7 @@ import HTTPServer
 import LifecycleCore
 import LifecycleCrypto
 import LifecycleDevTools
+import Synchronization
 import TestSupport
 import Testing
 
@@ -702,6 +703,47 @@ struct ServeProcessTests {
         let after = try await fixture.publicClient().get("/readyz")
         let afterDays = JSONValue.parseIfValid(after.body)?["certificateDaysUntilExpiry"]?.integerValue ?? 99
         #expect(afterDays <= 5)
+        #expect(await fixture.stop() == [0])
+    }
+
+    /// README, "HTTPS": the reload happens "without dropping connections". A keep-alive TLS connection opened
+    /// before the SIGHUP (openssl s_client, the client nobody here wrote) is answered on after it.
+    @Test("a TLS keep-alive connection opened before the certificate reload is still answered after it")
+    func certificateReloadKeepsConnections() async throws {
+        let fixture = try await ServeFixture(tls: true)
+        let process = try await fixture.start()
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        client.arguments = [
+            "s_client", "-connect", "127.0.0.1:\(fixture.publicPort)", "-servername", "localhost", "-quiet",
+            "-CAfile", fixture.directory.file("ca.pem"),
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        client.standardError = FileHandle.nullDevice
+        let received = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            received.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try client.run()
+        defer {
+            output.fileHandleForReading.readabilityHandler = nil
+            if client.isRunning { client.terminate() }
+        }
+        @Sendable func answers() -> Int { received.withLock { $0.components(separatedBy: "HTTP/1.1 200").count - 1 } }
+        let request = Data("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+        input.fileHandleForWriting.write(request)
+        #expect(await eventually(timeout: .seconds(20)) { answers() == 1 }, "\(received.withLock { $0 })")
+
+        try await fixture.reload(process)
+        #expect(client.isRunning, "the connection was dropped at the reload")
+        input.fileHandleForWriting.write(request)
+        #expect(
+            await eventually(timeout: .seconds(20)) { answers() == 2 },
+            "no answer on the held connection after the reload: \(received.withLock { $0 })")
         #expect(await fixture.stop() == [0])
     }
 }
