@@ -117,6 +117,33 @@ struct OperatorSecretsProcessTests {
         #expect(!events.contains("serve.started"), "\(run)", sourceLocation: sourceLocation)
     }
 
+    /// README, "Configuration": `LIFECYCLE_DATABASE_URL` overrides `storage.url` (so a password stays out of the
+    /// file), read as the file's is: serve and a command run with it use that store (a relative path from the
+    /// configuration's directory, not from wherever the process started), and the file's is never created.
+    @Test("LIFECYCLE_DATABASE_URL overrides storage.url for serve and for commands, checked and resolved as the file's")
+    func databaseURLFromEnvironment() async throws {
+        let fixture = try await ServeFixture(environment: ["LIFECYCLE_DATABASE_URL": "sqlite:elsewhere.sqlite"])
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "email-disabled", subject: "000111.elsewhere.1")).status
+                == 200)
+        #expect(await fixture.stop() == [0])
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("lifecycle.sqlite")))
+        #expect(
+            try StoreFile.count("SELECT count(*) FROM notifications", in: fixture.directory.file("elsewhere.sqlite"))
+                == 1)
+        let shown = try await fixture.lifecycle([
+            "account", "show", "--app", "shop", "--sub", "000111.elsewhere.1", "--config", fixture.configurationFile,
+        ])
+        #expect(shown.status == 0 && shown.output.contains("email-off"), "\(shown)")
+        let refused = try await fixture.lifecycle(
+            ["serve", "--config", fixture.configurationFile], environment: ["LIFECYCLE_DATABASE_URL": "mysql://db/x"])
+        #expect(refused.status == 2, "\(refused)")
+        #expect(
+            refused.errorLines.last?.contains("LIFECYCLE_DATABASE_URL: unsupported storage URL scheme") == true,
+            "\(refused)")
+    }
+
     @Test("the master key file is created 0600 with one fresh key on first start, and kept as it is after")
     func masterKeyFileCreated() async throws {
         let fixture = try await ServeFixture()

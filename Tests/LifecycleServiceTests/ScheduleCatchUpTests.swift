@@ -106,6 +106,8 @@ struct ScheduleCatchUpTests {
         let waiting = await eventually(timeout: .seconds(30)) { !fixture.logEvents("reconcile.scheduled").isEmpty }
         #expect(waiting, "\(fixture.log.suffix(1500))")
         #expect(fixture.logEvents("reconcile.caught_up").isEmpty, "nothing was missed before the reload")
+        // README, "Logs": a shifted clock is for testing only, and serve says so once at start.
+        #expect(fixture.logEvents("clock.offset").first?["seconds"] == .integer(schedule.offset))
 
         try fixture.updateConfiguration { $0["reconcile"] = ["dailyAt": "03:15", "timeZone": "Asia/Seoul"] }
         try await fixture.reload(process)

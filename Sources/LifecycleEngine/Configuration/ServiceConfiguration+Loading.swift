@@ -26,20 +26,37 @@ extension ServiceConfiguration {
         }
         let base = URL(fileURLWithPath: file).deletingLastPathComponent().path
         var configuration = try parse(document, file: file, baseDirectory: base)
+        // Read as `storage.url` is: the same schemes, a relative `sqlite:` path from the file's directory.
         if let url = environment["LIFECYCLE_DATABASE_URL"], !url.isEmpty {
-            configuration.storage.url = url
+            guard let resolved = storageURL(url, baseDirectory: base) else {
+                throw ConfigurationError(
+                    file: "environment", field: "LIFECYCLE_DATABASE_URL", problem: "unsupported storage URL scheme",
+                    fix: "use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE")
+            }
+            configuration.storage.url = resolved
         }
         return configuration
+    }
+
+    /// A storage URL as the store opens it: `sqlite:` with its path resolved against `baseDirectory`, or a
+    /// PostgreSQL URL as it is; nil for any other scheme.
+    static func storageURL(_ url: String, baseDirectory: String) -> String? {
+        if url.hasPrefix("sqlite:") {
+            return "sqlite:" + resolve(String(url.dropFirst("sqlite:".count)), against: baseDirectory)
+        }
+        return url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") ? url : nil
+    }
+
+    /// `path` as the configuration means it: absolute as it is, else from `baseDirectory` (the file's).
+    static func resolve(_ path: String, against baseDirectory: String) -> String {
+        path.hasPrefix("/") || baseDirectory.isEmpty || baseDirectory == "." ? path : baseDirectory + "/" + path
     }
 
     /// Parses a configuration document. Relative paths are resolved against `baseDirectory`.
     public static func parse(
         _ document: JSONValue, file: String, baseDirectory: String
     ) throws(ConfigurationError) -> ServiceConfiguration {
-        func resolve(_ path: String) -> String {
-            path.hasPrefix("/") || baseDirectory.isEmpty || baseDirectory == "."
-                ? path : baseDirectory + "/" + path
-        }
+        func resolve(_ path: String) -> String { Self.resolve(path, against: baseDirectory) }
         var root = try ConfigurationReader(file: file, path: "", value: document)
         try root.allow(
             [
@@ -49,11 +66,9 @@ extension ServiceConfiguration {
 
         var storageReader = try root.objectOrEmpty("storage")
         try storageReader.allow(["url", "busyTimeoutMilliseconds", "maxBatch"])
-        var storageURL = try storageReader.string(
+        let configuredURL = try storageReader.string(
             "url", default: "sqlite:var/lifecycle.sqlite", fix: "use sqlite:PATH, e.g. sqlite:var/lifecycle.sqlite")
-        if storageURL.hasPrefix("sqlite:") {
-            storageURL = "sqlite:" + resolve(String(storageURL.dropFirst("sqlite:".count)))
-        } else if !storageURL.hasPrefix("postgres://") && !storageURL.hasPrefix("postgresql://") {
+        guard let storageURL = Self.storageURL(configuredURL, baseDirectory: baseDirectory) else {
             throw storageReader.error(
                 "url", "unsupported storage URL scheme",
                 fix: "use sqlite:PATH or postgres://USER@HOST/DATABASE (password from LIFECYCLE_DATABASE_URL)")
