@@ -33,8 +33,9 @@ struct OutboxDeadLetterProcessTests {
         }
         #expect(died, "dead after two failed attempts: \(receiver.received.count) received")
         #expect(receiver.received.count == 2)
+        // Listed through the running serve's admin API (README: outbox … with --url), retried on the store.
         let listed = try await fixture.lifecycle(
-            ["outbox", "list", "--status", "dead", "--json", "--config", fixture.configurationFile])
+            ["outbox", "list", "--status", "dead", "--json"] + fixture.throughAdminAPI)
         #expect(listed.status == 0, "\(listed)")
         let message = try #require(
             JSONValue.parseIfValid(Array(listed.output.utf8))?["messages"]?.arrayValue?.first, "\(listed)")
@@ -56,7 +57,7 @@ struct OutboxDeadLetterProcessTests {
             return dead == 0 && delivered == 1
         }
         #expect(settled, "the gauge follows the retried message to delivered")
-        let again = try await fixture.lifecycle(["outbox", "retry", String(id), "--config", fixture.configurationFile])
+        let again = try await fixture.lifecycle(["outbox", "retry", String(id)] + fixture.throughAdminAPI)
         #expect(again.status == 1, "a delivered message is not dead: \(again)")
         #expect(await fixture.stop() == [0])
         await receiver.stop()

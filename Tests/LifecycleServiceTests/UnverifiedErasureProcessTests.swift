@@ -61,7 +61,9 @@ struct UnverifiedErasureProcessTests {
             ["DELETE FROM comments WHERE apple_sub = :sub"], parameters: ["sub": Self.subject])
         database.close()
         let id = try #require(job["id"]?.integerValue)
-        let retried = try await fixture.lifecycle(["jobs", "retry", String(id), "--config", fixture.configurationFile])
+        // Through the running serve's admin API (README: jobs … with --url); the second retry below goes to the
+        // store.
+        let retried = try await fixture.lifecycle(["jobs", "retry", String(id)] + fixture.throughAdminAPI)
         #expect(retried.status == 0, "\(retried)")
 
         let completed = await eventually(timeout: .seconds(20)) {

@@ -261,6 +261,9 @@ final class ServeFixture: Sendable {
 
     var adminURL: String { "http://127.0.0.1:\(adminPort)" }
 
+    /// The options that send a command through the running `serve`'s admin API instead of the store.
+    var throughAdminAPI: [String] { ["--url", adminURL, "--token-file", directory.file("secrets/admin-token")] }
+
     /// POSTs a notification body to the public listener.
     func post(_ body: [UInt8]) async throws -> (status: Int, json: JSONValue?) {
         let response = try await publicClient().post(
