@@ -105,6 +105,51 @@ struct PostgresAppDatabaseTests {
         }
     }
 
+    /// The same target run by the real `serve`'s erasure runner, observed from outside: `jobs list` and the
+    /// app's rows.
+    @Test(
+        "through serve: an account-delete's postgres step erases and verifies the rows, vacuums the tables, and leaves others'",
+        .enabled(if: server != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)"))
+    func erasesThroughServe() async throws {
+        try await Self.withAppDatabase { database in
+            let subject = "000444.postgresserve.0001"
+            try await Self.seedUsers(database, [subject, ErasureScenario.otherSubject])
+            let target: JSONObject = [
+                "app-db": [
+                    "type": "postgres", "url": .string(database.url),
+                    "statements": [
+                        "DELETE FROM comments WHERE apple_sub = :sub", "DELETE FROM users WHERE apple_sub = :sub",
+                    ],
+                    "verify":
+                        "SELECT (SELECT count(*) FROM users WHERE apple_sub = :sub) + (SELECT count(*) FROM comments WHERE apple_sub = :sub)",
+                    "vacuum": ["users", "comments"],
+                ]
+            ]
+            let fixture = try await ServeFixture(
+                apps: [ServeFixture.app(erasureTargets: target)], extra: ["erasure": ["pollMilliseconds": 100]])
+            try await fixture.start()
+            #expect(
+                try await fixture.post(fixture.notification(type: "account-delete", subject: subject)).status == 200)
+            @Sendable func step() async -> JSONValue? {
+                let listed = try? await fixture.lifecycle([
+                    "jobs", "list", "--sub", subject, "--json", "--config", fixture.configurationFile,
+                ])
+                let job = listed.flatMap { JSONValue.parseIfValid(Array($0.output.utf8))?["jobs"]?.arrayValue?.first }
+                return job?["status"] == "completed"
+                    ? job?["steps"]?.arrayValue?.first { $0["target"] == "app-db" } : nil
+            }
+            let completed = await eventually(timeout: .seconds(30)) { await step() != nil }
+            #expect(completed, "\(fixture.log.suffix(2000))")
+            let done = await step()
+            #expect(done?["rows_affected"] == .integer(3), "\(String(describing: done))")
+            #expect(done?["verification_count"] == .integer(0))
+            #expect(done?["hygiene"] == "VACUUM users, comments")
+            #expect(try await Self.remainingRows(database, of: subject) == 0)
+            #expect(try await Self.remainingRows(database, of: ErasureScenario.otherSubject) == 3, "nobody else's rows")
+            #expect(await fixture.stop() == [0])
+        }
+    }
+
     @Test(
         "rows the statements missed make the step unverified, with the count as evidence, never done",
         .enabled(if: server != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)"))
