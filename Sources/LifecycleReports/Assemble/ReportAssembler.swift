@@ -299,7 +299,8 @@ public struct ReportAssembler: Sendable {
         return true
     }
 
-    /// The re-link cancellation of a request's jobs: when, why (each distinct recorded reason) and which steps.
+    /// The re-link cancellation of a request's jobs: when, why (each distinct recorded reason) and which steps
+    /// it withdrew: those not done by then (a step done before the re-link erased, and says so).
     static func cancellation(_ cancelled: [ReportSubjectJob]) -> ReportCancellation? {
         guard !cancelled.isEmpty else { return nil }
         var reasons: [String] = []
@@ -308,7 +309,9 @@ public struct ReportAssembler: Sendable {
         }
         return ReportCancellation(
             cancelledAt: cancelled.compactMap(\.job.cancelledAt).max(), reason: reasons.joined(separator: "; "),
-            steps: cancelled.flatMap { job in job.job.steps.map { "\($0.target) \(job.job.plan.origin.path)" } })
+            steps: cancelled.flatMap { job in
+                job.job.steps.filter { $0.status != .done }.map { "\($0.target) \(job.job.plan.origin.path)" }
+            })
     }
 
     /// The request's bound on remaining copies: per store its erasure (live, rule-based jobs) finished in, the
@@ -350,7 +353,9 @@ public struct ReportAssembler: Sendable {
         return job.steps.enumerated().map { index, step in
             ReportTargetOutcome(
                 target: step.target, rule: job.plan.origin.path, categories: job.plan.categories.map(\.rawValue),
-                status: job.status == .cancelled ? "cancelled" : step.status.canonicalName, attempts: step.attempts,
+                // A step done before a re-link cancelled its job erased; only the others were withdrawn.
+                status: job.status == .cancelled && step.status != .done ? "cancelled" : step.status.canonicalName,
+                attempts: step.attempts,
                 firstAttemptAt: index < subjectJob.stepsStartedAt.count ? subjectJob.stepsStartedAt[index] : nil,
                 lastAttemptAt: step.lastAttemptAt, finishedAt: step.finishedAt, deadline: job.plan.deadline,
                 rowsAffected: step.evidence.rowsAffected, verificationCount: step.evidence.verificationCount,

@@ -218,4 +218,65 @@ struct RequestLedgerServeTests {
         #expect(html.contains("relinked (linked at "))
         #expect(await fixture.stop() == [0])
     }
+
+    /// A job a re-link cancels half-way: its app database step had erased, its webhook step waited for the
+    /// backend. The report keeps the erased step `done` with its evidence and lists only the others as withdrawn.
+    @Test(
+        "a re-link that cancels a job half-way: the step that erased reads done with its evidence, only the rest cancelled"
+    )
+    func relinkCancelsHalfWay() async throws {
+        let receiver = try WebhookReceiver(status: .accepted)
+        var targets = ServeFixture.sqliteTarget("app.sqlite")
+        targets["backend"] = ["type": "webhook"]
+        let fixture = try await ServeFixture(
+            apps: [
+                ServeFixture.app(
+                    webhook: receiver.url, erasureTargets: targets,
+                    categories: ["profile": ["app-db", "backend", "self"], "content": ["self"]])
+            ],
+            extra: ServeProcessTests.quickWork)
+        try fixture.writeSecret(ServeProcessTests.webhookSecret, to: "secrets/shop-webhook")
+        try fixture.writePolicy(
+            """
+            {
+              "id": "immediate", "version": 1, "jurisdiction": "EU", "timezone": "UTC",
+              "rules": [
+                {"on": ["account-deleted"], "erase": ["profile", "content"], "within": "P1M", "basis": "test"},
+                {"on": ["consent-revoked"], "erase": ["profile", "content"], "within": "P1M",
+                 "cancelIfRelinked": true, "basis": "until the user comes back"}
+              ]
+            }
+            """)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "consent-revoked", subject: Self.subject)).status == 200)
+        let waiting = await eventually(timeout: .seconds(20)) {
+            let jobs = try? await fixture.admin("GET", "/v1/jobs?status=running")
+            let steps = jobs?.json?["jobs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
+            return steps.contains { $0["target"] == "app-db" && $0["status"] == "done" }
+                && steps.contains { $0["target"] == "backend" && $0["status"] == "waiting-callback" }
+        }
+        #expect(waiting, "\(fixture.log.suffix(2000))")
+        #expect(try fixture.usersLeft(Self.subject, in: "app.sqlite") == 0, "the app database step erased")
+        let relinked = try await fixture.admin("PUT", "/v1/apps/shop/accounts/\(Self.subject)/link")
+        #expect(relinked.status == 200, "\(relinked)")
+
+        let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
+        #expect(generated.status == 0, "\(generated)")
+        let file = try #require(fixture.reportFiles().first { $0.hasSuffix("-deletion-compliance.json") })
+        let report = try JSONValue.parse(
+            Array(try #require(FileManager.default.contents(atPath: fixture.directory.file("reports/" + file)))))
+        let row = try #require(report["subjects"]?.arrayValue?.first)
+        #expect(row["outcome"] == "cancelled", "\(row)")
+        #expect(row["cancellation"]?["steps"] == ["backend rules[1]", "self rules[1]"], "\(row)")
+        let statuses = (row["targets"]?.arrayValue ?? []).map {
+            "\($0["target"]?.stringValue ?? "") \($0["status"]?.stringValue ?? "")"
+        }
+        #expect(statuses == ["app-db done", "backend cancelled", "self cancelled"], "\(row)")
+        let appDB = row["targets"]?.arrayValue?.first { $0["target"] == "app-db" }
+        #expect(appDB?["evidence"]?["verificationCount"] == .integer(0), "\(row)")
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+    }
 }
