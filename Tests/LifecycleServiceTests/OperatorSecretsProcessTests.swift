@@ -93,13 +93,22 @@ struct OperatorSecretsProcessTests {
             ]
         }
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(holder) }
         var reuse: Int32 = 1  // the first run's port may still be in TIME_WAIT
         setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         try #require(Loopback.bind(holder, port: fixture.publicPort) && listen(holder, 1) == 0)
         let taken = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
         #expect(taken.status != 0, "\(taken)")
         Self.expectLoggedAsNeverStarted(taken)
+        // ... and one whose admin port is taken: the public listener accepted for a moment, the start failed all
+        // the same.
+        close(holder)
+        let adminHolder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(adminHolder) }
+        setsockopt(adminHolder, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        try #require(Loopback.bind(adminHolder, port: fixture.adminPort) && listen(adminHolder, 1) == 0)
+        let adminTaken = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
+        #expect(adminTaken.status != 0, "\(adminTaken)")
+        Self.expectLoggedAsNeverStarted(adminTaken)
         // None of them received a notification, so none may count as the service being up.
         #expect(
             try StoreFile.count("SELECT count(*) FROM heartbeats", in: store) == before,

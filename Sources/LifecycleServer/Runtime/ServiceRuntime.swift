@@ -145,16 +145,17 @@ public final class ServiceRuntime: Sendable {
         }
         try await recordMasterKeys()
         try publicServer.start()
-        // A heartbeat says "this instance was receiving" (the reconcile's notification-gap reads them so): the
-        // first is written once the public listener accepts, never by a start that fails before, which a
-        // restart loop on a broken configuration would otherwise repeat every few seconds through an outage.
-        try await recordHeartbeat(kind: "start")
-        receiving.withLock { $0 = true }
         if let admin {
             adminServer.withLock { $0 = admin }
             try admin.start()
             log.info("admin.started", [("admin", .string("\(context.configuration.admin.host):\(adminPort ?? 0)"))])
         }
+        // A heartbeat says "this instance was receiving" (the reconcile's notification-gap reads them so): the
+        // first is written once both listeners accept, never by a start that fails before (a taken admin port
+        // included), which a restart loop on a broken configuration would otherwise repeat every few seconds
+        // through an outage.
+        try await recordHeartbeat(kind: "start")
+        receiving.withLock { $0 = true }
         log.info(
             "serve.started",
             [
