@@ -15,9 +15,10 @@ struct KeysCommand: LifecycleCommand {
         Personal values (relay e-mails, raw JWS, Apple tokens) are sealed under one data key per subject,
         stored wrapped by a master key from secrets.masterKeyFile (or LIFECYCLE_MASTER_KEY). Erasure destroys
         the data key. A backup, replica or old log still holds the data key wrapped by the master key of the
-        time; rotating the master key away makes every such copy unreadable. That is the bound on erased
-        data: a destroyed key is unrecoverable from every copy once the master key in force at its erasure
-        has been rotated away.
+        time; rotating the master key away makes every such copy unreadable, unless a copy of the master key
+        is kept elsewhere (keep the key file out of the backups). That is the bound on erased data: a
+        destroyed key is unrecoverable from every copy once the master key in force at its erasure has been
+        rotated away.
 
         status   the master keys the store knows (in force, retiring, retired, with dates), how many live
                  data keys each wraps, the keys this configuration holds and those running instances hold

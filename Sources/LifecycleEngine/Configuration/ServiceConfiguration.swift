@@ -245,7 +245,8 @@ public struct SecretsConfiguration: Sendable {
 /// Master-key rotation (`keys`, ``MasterKeyRotation``).
 public struct KeysConfiguration: Sendable {
     /// When set, `serve` rotates the master key once the one in force is this many days old (the bound after
-    /// which no copy of an erased subject's data, in any backup or log, can be opened). Default: never; rotate
+    /// which no copy of an erased subject's data, in any backup or log, can be opened without a copy of the old
+    /// master key kept elsewhere). Default: never; rotate
     /// with `lifecycle keys rotate`.
     public var rotateEveryDays: Int?
     /// How often `serve` looks at the master key file for a rewrite by a rotation (a stat call). Default 5 s.

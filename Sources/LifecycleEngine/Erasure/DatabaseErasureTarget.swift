@@ -14,7 +14,7 @@ struct DatabaseErasureTarget: Sendable {
     var open: @Sendable () throws -> any ExternalDatabase
     var statements: [String]
     var verify: String?
-    /// What to do after the statements; returns what was done (nil: nothing).
+    /// What to do after the statements; returns what was done, or why nothing was (``ErasureHygiene``).
     var removeRemnants: @Sendable (any ExternalDatabase) throws -> String?
 
     /// Runs on the ``BlockingExecutor``: SQLite and libpq calls block, and the cooperative pool must not.

@@ -4,8 +4,8 @@ import LifecycleStore
 
 /// `lifecycle keys rotate` and `keys.rotateEveryDays`: re-wraps every live data key under a new master key and
 /// destroys the old one. Afterwards no copy of a data key wrapped by the old master key — a destroyed key in
-/// a dead row version, a log segment, a replica or a backup — can be opened by anyone: that is the bound on
-/// what remains of an erased subject.
+/// a dead row version, a log segment, a replica or a backup — can be opened by anyone who does not keep a copy
+/// of the old master key elsewhere: that is the bound on what remains of an erased subject.
 ///
 /// Crash-safe at every step, because each step is durable before the next starts and a new run (of the
 /// command, or `serve` at start) recognises where the last one stopped:

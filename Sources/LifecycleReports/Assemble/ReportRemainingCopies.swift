@@ -51,7 +51,7 @@ public struct ReportRemainingCopies: Hashable, Sendable {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
                         + "in force then, is to be rotated away by \(due.iso8601) (keys.rotateEveryDays): once it "
-                        + "is, no backup, replica or log copy can be opened.")
+                        + "is, a backup, replica or log copy opens only with a copy of that key kept elsewhere.")
             } else {
                 sentences.append(
                     "The service's copies were sealed under a data key destroyed at erasure; master key \(key.id), "
@@ -92,7 +92,8 @@ public struct ReportBackupCopy: Hashable, Sendable {
 /// The master key that wrapped a subject's destroyed data key, and when it stops opening anything.
 public struct ReportMasterKeyBound: Hashable, Sendable {
     public var id: String
-    /// When it was rotated away (retired and destroyed); nil while it is in force or retiring.
+    /// When it was rotated away (retired in the store, then deleted from each instance's key file); nil while it
+    /// is in force or retiring.
     public var retiredAt: Instant?
     /// When `keys.rotateEveryDays` rotates it away, if it is still in force; nil without a schedule.
     public var rotationDueBy: Instant?

@@ -247,8 +247,8 @@ public enum ReportHTMLRenderer {
             "\(dataset.summary.findingsBySeverity[severity] ?? 0) \(severity)"
         }
         html += "<p class=\"meta\">Run at \(token(lastRun.iso8601)): \(counts.joined(separator: ", ")).</p>\n"
-        // What the run compared, as it recorded it: without a records source only notification gaps and
-        // recycled identifiers are looked for, and "found nothing" must not read as a clean comparison.
+        // What the run compared, as it recorded it: without a records source nothing is compared with the app's
+        // rows, and an empty list must not read as records that agree.
         switch findings.recordsCompared {
         case true?:
             html +=
@@ -359,7 +359,7 @@ public enum ReportHTMLRenderer {
         return "<section>\n<h2>Remaining copies</h2>\n<p class=\"meta\">By when every backup copy of each "
             + "request's erased data is beyond use (the operator's stated backup retention after each store's "
             + "erasure), and the master key that wrapped the destroyed data key of the service's own copies: once "
-            + "it is rotated away, no copy anywhere opens.</p>\n"
+            + "it is rotated away, a copy opens only with a copy of that key kept elsewhere.</p>\n"
             + table(
                 ["Subject and event", "Bounds (UTC)", "Statement"], rows,
                 empty: "No erasure in this period.") + "</section>\n"
