@@ -321,20 +321,14 @@ public final class Reconciler: Sendable {
         do {
             switch source {
             case nil:
-                var merge = ReconcilerMerge(
-                    appRecords: EmptyCollection<AppRecord>.Iterator(), observedAccounts: observed, asOf: asOf,
-                    options: options)
-                while let finding = merge.next() {
-                    batch.append(finding)
-                    if batch.count >= Self.flushEvery { try flush() }
-                }
+                try run(NoAppRecords())
             case .sqlite(let path, let query):
                 let reader = try SQLiteRecordReader(path: path, query: query, keys: keys, interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .postgres(let url, let query):
                 let reader = try PostgresRecordReader(
-                    url: url, query: query, shownAs: source.map(String.init(describing:)) ?? "", keys: keys,
-                    interrupt: stop.interrupt)
+                    url: url, query: query, shownAs: RecordSource.postgres(url: url, query: query).description,
+                    keys: keys, interrupt: stop.interrupt)
                 if reader.namesProviders { try run(sorted(reader)) } else { try run(reader) }
             case .jsonLines(let path):
                 try run(sorted(try JSONLinesRecordReader(path: path, keys: keys)))

@@ -3,9 +3,9 @@ import LifecycleCore
 import Testing
 
 /// The report's findings section says what the last reconcile compared, as the run recorded it
-/// (reports/README.md, `findings.recordsCompared`): an app without a records source was checked for notification
-/// gaps and recycled identifiers only, and its empty findings must not read as records that agree. Through the
-/// real commands: `lifecycle reconcile`, then `lifecycle report generate`.
+/// (reports/README.md, `findings.recordsCompared`): nothing of an app without a records source was compared with
+/// its own rows, and its empty findings must not read as records that agree. Through the real commands:
+/// `lifecycle reconcile`, then `lifecycle report generate`.
 @Suite("What the report says the reconcile compared")
 struct ReportFindingsProcessTests {
     @Test("an app with a records source reports the records compared; one without says nothing was compared")

@@ -63,8 +63,10 @@ struct ReportStopProcessTests {
         try await ScheduleCatchUpTests.recordWritten(day: Self.dayBefore, apps: [ReportBenchmark.appID], in: fixture)
 
         let process = try await fixture.start()
-        let reporting = await eventually(timeout: .seconds(60)) { !fixture.logEvents("reconcile.finished").isEmpty }
-        try #require(reporting, "the missed day's reconcile did not finish: \(fixture.log.suffix(2000))")
+        // Once the report is being written (report.started), not merely after the reconcile, so the stop lands
+        // inside it.
+        let reporting = await eventually(timeout: .seconds(60)) { !fixture.logEvents("report.started").isEmpty }
+        try #require(reporting, "the missed day's report never started: \(fixture.log.suffix(2000))")
         let (status, took) = await process.terminate()
         #expect(status == 0)
         #expect(took < .seconds(10), "the stop waited \(took) for the report")

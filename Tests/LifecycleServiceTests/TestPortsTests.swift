@@ -28,7 +28,8 @@ struct TestPortsTests {
         var held: (port: Int, descriptor: Int32)?
         for _ in 0..<20 where held == nil {
             let previous = try TestPorts.unused()
-            guard previous + 1 < TestPorts.pool().upperBound else { continue }
+            // Reserved first: another test process may hold it, about to bind it for its serve.
+            guard previous + 1 < TestPorts.pool().upperBound, TestPorts.reserve(previous + 1) else { continue }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             try #require(descriptor >= 0)
             if Loopback.bind(descriptor, port: previous + 1) {

@@ -17,10 +17,13 @@ struct ReconcileCommand: LifecycleCommand {
             ])
     ]
     static let details = """
-        For each app with a "records" source (a SQL query against its SQLite file, or a JSONL/CSV export),
-        streams its records against the service's accounts and erasure jobs and reports (a record with a
+        For each app, streams the service's accounts and erasure jobs against the app's records (its "records"
+        source: a SQL query against its SQLite or PostgreSQL database, or a JSONL/CSV export; a record with a
         "provider" of the app's signals carries that provider's own sub, matched to its account through the
-        provider's recordSubject; absent or "apple": the sub as it is):
+        provider's recordSubject; absent or "apple": the sub as it is). An app without one is compared with
+        nothing: it gets the findings of the service's own accounts only (erasure-*, revocation-unverified,
+        credentials-invalid), never retained-after-deletion, session-after-revocation, orphan-notification or
+        unknown-to-service:
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
           warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified,
                     credentials-invalid (the daily Apple probe got invalid_grant: confirm on the device)
@@ -131,7 +134,8 @@ struct ReconcileCommand: LifecycleCommand {
             "apps": .array(
                 report.apps.map { app in
                     [
-                        "app": .string(app.app), "recordsRead": .integer(Int64(app.recordsRead)),
+                        "app": .string(app.app), "recordsCompared": .bool(app.recordsCompared),
+                        "recordsRead": .integer(Int64(app.recordsRead)),
                         "accountsRead": .integer(Int64(app.accountsRead)),
                         "registered": .integer(Int64(app.registered)),
                         "resolved": .integer(Int64(app.resolved)),
@@ -161,8 +165,9 @@ struct ReconcileCommand: LifecycleCommand {
         var lines = ["reconcile run \(report.runID): \(report.findings.count) findings"]
         for app in report.apps {
             lines.append(
-                "\(app.app): \(app.recordsRead) records, \(app.accountsRead) accounts, \(app.registered) registered,"
-                    + " \(app.resolved) resolved")
+                "\(app.app): "
+                    + (app.recordsCompared ? "\(app.recordsRead) records" : "no records source (nothing compared)")
+                    + ", \(app.accountsRead) accounts, \(app.registered) registered, \(app.resolved) resolved")
             for finding in app.findings.sorted(by: { $0.severity > $1.severity }) {
                 let who =
                     finding.subject.map {

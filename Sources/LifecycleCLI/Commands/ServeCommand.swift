@@ -45,7 +45,8 @@ struct ServeCommand: LifecycleCommand {
         reload; 5xx, 429 and timeouts are retried after retrySeconds), erasure jobs (erasure.*, when
         erasure.runInServe; after each batch the store's log is truncated or its key table vacuumed, so no
         byte of what was erased stays in the files), a heartbeat every reconcile.heartbeatSeconds (default 60; for
-        notification-gap findings, and to tell a rotation which master keys this instance holds), a look at
+        notification-gap findings, so none while Apple's key set is not loaded and every notification is
+        answered 503; and to tell a rotation which master keys this instance holds), a look at
         the master key file every keys.fileCheckSeconds (a rotation elsewhere rewrote it: its keys are held at
         once if they include those the store needs), the completion of a master-key rotation a crash
         interrupted, the rotation itself when keys.rotateEveryDays is set (one instance at a time), and, when
@@ -75,6 +76,8 @@ struct ServeCommand: LifecycleCommand {
                             lifecycle_config_reloads_total{result="applied"|"refused"} counts it.
 
         environment:
+          LIFECYCLE_DATABASE_URL           the store instead of storage.url, read the same way (a relative
+                                           sqlite: path is from the configuration file's directory)
           LIFECYCLE_MASTER_KEY             the master keys (64 hex digits each, separated by spaces or commas)
                                            instead of secrets.masterKeyFile
           NOTIFY_SOCKET                    set by systemd for Type=notify (systemd/lifecycle.service): READY=1

@@ -6,6 +6,11 @@ package protocol AppRecordReader {
     mutating func next() throws -> AppRecord?
 }
 
+/// The app side of an app without a records source: nothing.
+struct NoAppRecords: AppRecordReader {
+    mutating func next() -> AppRecord? { nil }
+}
+
 /// Feeds a throwing reader to ``ReconcilerMerge``: the first error ends the stream and is kept for the caller
 /// to report after the merge stops, so a broken source is never mistaken for "the app holds nothing more".
 struct AppRecordIterator<Reader: AppRecordReader>: IteratorProtocol {

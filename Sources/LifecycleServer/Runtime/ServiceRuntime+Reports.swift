@@ -101,6 +101,7 @@ extension ServiceRuntime {
                             ])
                         continue
                     }
+                    context.log.log(.info, "report.started", app: appID, [("day", .string(day))])
                     let written = try await generator.generate(app: appID, period: period, at: now)
                     _ = try await context.store.write { writer in try writer.recordDailyReport(record) }
                     context.log.log(

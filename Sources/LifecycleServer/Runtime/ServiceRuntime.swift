@@ -45,6 +45,8 @@ public final class ServiceRuntime: Sendable {
     private let stopped = Mutex<Bool>(false)
     /// Set once the public listener accepts and the start heartbeat is written; only then does a stop record one.
     private let receiving = Mutex<Bool>(false)
+    /// Whether the last heartbeat was skipped for want of Apple's key set (``recordHeartbeat(kind:)``).
+    private let heartbeatsSkipped = Mutex<Bool>(false)
     /// Rung after a reload, so the schedule loop re-reads `reconcile.dailyAt`.
     private let rescheduled = WakeSignal()
     /// Rung after a reload, so the master-key rotation loop re-reads `keys.rotateEveryDays`.
@@ -250,13 +252,28 @@ public final class ServiceRuntime: Sendable {
     /// The liveness record the reconciler reads to find windows when nothing could have been received. Written
     /// only while Apple's key set is loaded: without it every notification is answered 503, so the instance is
     /// not receiving, and a key outage longer than Apple's retries must read as a `notification-gap`, not be
-    /// covered by heartbeats. A skipped one logs `heartbeat.skipped`.
+    /// covered by heartbeats. The first skipped one logs `heartbeat.skipped`, the first written after them
+    /// `heartbeat.resumed`: a line per change, not per tick.
     private func recordHeartbeat(kind: String) async throws {
         guard context.keys.hasKeys else {
-            context.log.warning(
-                "heartbeat.skipped",
-                [("kind", .string(kind)), ("reason", "Apple's key set is not loaded: notifications are answered 503")])
+            if !heartbeatsSkipped.withLock({ skipped in
+                defer { skipped = true }
+                return skipped
+            }) {
+                context.log.warning(
+                    "heartbeat.skipped",
+                    [
+                        ("kind", .string(kind)),
+                        ("reason", "Apple's key set is not loaded: notifications are answered 503 until it is"),
+                    ])
+            }
             return
+        }
+        if heartbeatsSkipped.withLock({ skipped in
+            defer { skipped = false }
+            return skipped
+        }) {
+            context.log.info("heartbeat.resumed", [("kind", .string(kind))])
         }
         let now = context.clock.now()
         let instance = instanceID
@@ -373,8 +390,8 @@ public final class ServiceRuntime: Sendable {
     /// `lifecycle reconcile` from cron), the day is run once more here, taking the lock over once its lease has
     /// run out; busy again, it is left (`report.skipped`).
     ///
-    /// A stop (SIGTERM) ends it between the reconcile and the reports and between two apps' reports, not
-    /// inside either.
+    /// A stop (SIGTERM) ends it wherever it is: the reconcile is recorded as failed, a report before its manifest
+    /// line leaves nothing (`report.stopped`), and the next start's catch-up runs what is left.
     private func runScheduledDay(_ day: String, occurrence: Instant, afterBusy: Bool = false) async {
         do {
             _ = try await Reconciler(
