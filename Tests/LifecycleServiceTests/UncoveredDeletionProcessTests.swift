@@ -19,8 +19,12 @@ struct UncoveredDeletionProcessTests {
         ])
         try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
         try await fixture.start()
+        // Logged just after the listener accepts, so possibly after /readyz first answered.
+        let logged = await eventually(timeout: .seconds(30)) {
+            !fixture.logEvents("erasure.deletion_not_covered").isEmpty
+        }
         let warned = fixture.logEvents("erasure.deletion_not_covered")
-        #expect(warned.count == 1, "\(fixture.log.suffix(1500))")
+        #expect(logged && warned.count == 1, "\(fixture.log.suffix(1500))")
         #expect(warned.first?["triggers"] == ["in-app-deletion"], "\(warned)")
 
         let deleted = try await fixture.admin("POST", "/v1/apps/shop/accounts/\(Self.subject)/deletion")
