@@ -32,6 +32,18 @@ struct WebhookErasureProcessTests {
         job?["steps"]?.arrayValue?.first { $0["target"] == "backend" }
     }
 
+    /// Sends the subject's account-delete and waits for the backend step's `account.erasure.requested`.
+    static func deleteAndAwaitRequest(
+        _ fixture: ServeFixture, _ receiver: WebhookReceiver, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> WebhookReceiver.Delivery {
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: subject)).status == 200,
+            sourceLocation: sourceLocation)
+        let asked = await eventually(timeout: .seconds(20)) { !requests(receiver).isEmpty }
+        #expect(asked, "\(fixture.log.suffix(2000))", sourceLocation: sourceLocation)
+        return try #require(requests(receiver).first, sourceLocation: sourceLocation)
+    }
+
     /// The deliveries of `account.erasure.requested` the receiver got.
     static func requests(_ receiver: WebhookReceiver) -> [WebhookReceiver.Delivery] {
         receiver.received.filter { $0.json?["type"] == "account.erasure.requested" }
@@ -42,12 +54,7 @@ struct WebhookErasureProcessTests {
         let receiver = try WebhookReceiver(status: .accepted)
         let fixture = try await Self.fixture(receiver: receiver, erasure: ["pollMilliseconds": 100])
         try await fixture.start()
-        #expect(
-            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
-
-        let asked = await eventually(timeout: .seconds(20)) { !Self.requests(receiver).isEmpty }
-        #expect(asked, "\(fixture.log.suffix(2000))")
-        let request = try #require(Self.requests(receiver).first)
+        let request = try await Self.deleteAndAwaitRequest(fixture, receiver)
         #expect(WebhookReceiver.isSigned(request, secret: ServeProcessTests.webhookSecret), "signed like the outbox")
         let data = try #require(request.json?["data"])
         #expect(data["target"] == "backend")
@@ -120,11 +127,7 @@ struct WebhookErasureProcessTests {
             extra: ["erasure": ["pollMilliseconds": 100]], environment: ["LIFECYCLE_WEBHOOK_SECRET_SHOP": secret])
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("secrets/shop-webhook")))
         try await fixture.start()
-        #expect(
-            try await fixture.post(fixture.notification(type: "account-delete", subject: Self.subject)).status == 200)
-        let asked = await eventually(timeout: .seconds(20)) { !Self.requests(receiver).isEmpty }
-        #expect(asked, "\(fixture.log.suffix(2000))")
-        let request = try #require(Self.requests(receiver).first)
+        let request = try await Self.deleteAndAwaitRequest(fixture, receiver)
         #expect(WebhookReceiver.isSigned(request, secret: secret), "signed with the environment's secret")
         let id = try #require(request.json?["data"]?["job_id"]?.integerValue)
         let waiting = await eventually(timeout: .seconds(10)) {

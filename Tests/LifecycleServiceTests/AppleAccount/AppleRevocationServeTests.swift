@@ -29,6 +29,15 @@ struct AppleRevocationServeTests {
         return (fixture, try await fixture.start())
     }
 
+    /// Sets `apple.revocation.maxAttempts` in a configuration object.
+    static func setRevocationAttempts(_ attempts: Int, in root: inout JSONObject) {
+        var revocation = root["apple"]?["revocation"]?.objectValue ?? [:]
+        revocation["maxAttempts"] = .integer(Int64(attempts))
+        var apple = root["apple"]?.objectValue ?? [:]
+        apple["revocation"] = .object(revocation)
+        root["apple"] = .object(apple)
+    }
+
     /// Links the account with a sign-in's authorization code; the refresh token Apple issued.
     static func link(_ fixture: ServeFixture, _ setup: AppleTestSetup) async throws -> String {
         let code = setup.fake.issueAuthorizationCode(clientID: AppleTestSetup.nativeClientID, subject: subject)
@@ -131,11 +140,7 @@ struct AppleRevocationServeTests {
             root["apps"] = [.object(app)]
             root["erasure"] = ["pollMilliseconds": 50]
             // Apple fails until the test says otherwise: never give the revocation up meanwhile.
-            var revocation = root["apple"]?["revocation"]?.objectValue ?? [:]
-            revocation["maxAttempts"] = 100
-            var apple = root["apple"]?.objectValue ?? [:]
-            apple["revocation"] = .object(revocation)
-            root["apple"] = .object(apple)
+            Self.setRevocationAttempts(100, in: &root)
         }
         try await fixture.start()
         let refreshToken = try await Self.link(fixture, setup)
@@ -209,13 +214,7 @@ struct AppleRevocationServeTests {
         let setup = try AppleTestSetup()
         let (fixture, _) = try await Self.start(setup)
         _ = await fixture.stop()
-        try fixture.updateConfiguration { root in
-            var revocation = root["apple"]?["revocation"]?.objectValue ?? [:]
-            revocation["maxAttempts"] = 3
-            var apple = root["apple"]?.objectValue ?? [:]
-            apple["revocation"] = .object(revocation)
-            root["apple"] = .object(apple)
-        }
+        try fixture.updateConfiguration { Self.setRevocationAttempts(3, in: &$0) }
         try await fixture.start()
         let refreshToken = try await Self.link(fixture, setup)
         setup.fake.setBehaviour(.serverError(status: 500), for: .revoke)
