@@ -20,7 +20,7 @@ struct SecurityEventPollTests {
     /// fake's poll endpoint as `pollURL` (unless `learnEndpoint`), fast poll timings, and `stream` merged in.
     static func serve(
         _ fake: FakeTransmitter, webhook: String? = nil, learnEndpoint: Bool = false, stream extra: JSONObject = [:],
-        storage: JSONValue? = nil
+        storage: JSONValue? = nil, tokenFromEnvironment: Bool = false
     ) async throws -> (fixture: ServeFixture, process: LifecycleProcess) {
         let target: JSONObject = [
             "app-db": [
@@ -35,6 +35,11 @@ struct SecurityEventPollTests {
         ]
         if !learnEndpoint { stream["pollURL"] = .string(fake.baseURL + FakePollEndpoint.path) }
         for member in extra { stream[member.key] = member.value }
+        var environment = ["SSL_CERT_FILE": fake.caFile]
+        if tokenFromEnvironment {
+            stream["tokenFile"] = nil
+            environment["LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_SHOP_IDP"] = FakeStreamService.managementToken
+        }
         var app = ServeFixture.app(webhook: webhook, erasureTargets: target).objectValue ?? [:]
         app["signals"] = [
             [
@@ -44,8 +49,7 @@ struct SecurityEventPollTests {
         ]
         var top: JSONObject = ["erasure": ["pollMilliseconds": 100]]
         if let storage { top["storage"] = storage }
-        let fixture = try await ServeFixture(
-            apps: [.object(app)], extra: top, environment: ["SSL_CERT_FILE": fake.caFile])
+        let fixture = try await ServeFixture(apps: [.object(app)], extra: top, environment: environment)
         try fixture.writeSecret(FakeStreamService.managementToken + "\n", to: "secrets/idp-management-token")
         try fixture.writeSecret(webhookSecret, to: "secrets/shop-webhook")
         try fixture.createAppDatabase("shop.sqlite", subjects: ["user-purged"])
@@ -311,6 +315,22 @@ struct SecurityEventPollTests {
         #expect(fixture.logEvents("signal.poll_endpoint").count == 1)
         #expect(try await Self.account(fixture, Self.key(fake, "user-purged")).json?["state"] == "deleted")
         #expect(await fixture.stop() == [0], "SIGTERM stops the poll worker and serve exits 0")
+        await fake.stop()
+    }
+
+    /// README: the stream's bearer token from `stream.tokenFile` or `LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_<APP>_<ID>`.
+    @Test(
+        "with no tokenFile, LIFECYCLE_SIGNALS_MANAGEMENT_TOKEN_SHOP_IDP is the bearer token of polls and stream management"
+    )
+    func managementTokenFromEnvironment() async throws {
+        let fake = try FakeTransmitter()
+        let (fixture, _) = try await Self.serve(fake, learnEndpoint: true, tokenFromEnvironment: true)
+        let created = try await fixture.lifecycle(["signals", "stream", "create", "--app", "shop", "--provider", "idp"])
+        #expect(created.status == 0, "the transmitter took the token from the variable: \(created)")
+        let jti = Self.enqueue(fake, Self.risc + "account-purged", sub: "user-purged")
+        #expect(await Self.acked(fake, [jti]), "log: \(fixture.log.suffix(2000))")
+        #expect(fake.poll.statuses.allSatisfy { $0 == 200 }, "every poll carried the token: \(fake.poll.statuses)")
+        #expect(await fixture.stop() == [0])
         await fake.stop()
     }
 
