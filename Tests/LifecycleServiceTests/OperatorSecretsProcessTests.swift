@@ -52,7 +52,7 @@ struct OperatorSecretsProcessTests {
         }
         let refused = try await fixture.lifecycle(["serve", "--config", fixture.configurationFile])
         #expect(refused.status == 2, "\(refused)")
-        // Besides the JSON log lines (`serve.stopped`), one line says what is wrong.
+        // Besides the JSON log lines (`serve.start_failed`), one line says what is wrong.
         #expect(refused.errorLines.filter { !$0.hasPrefix("{") }.count == 1, "\(refused.errors)")
         #expect(refused.errors.contains("admin listener enabled without a token"), "\(refused)")
         #expect(refused.errors.contains("LIFECYCLE_ADMIN_TOKEN"), "the line names the fix: \(refused)")
@@ -61,6 +61,18 @@ struct OperatorSecretsProcessTests {
         _ = try await fixture.start(environment: ["LIFECYCLE_ADMIN_TOKEN": token])
         #expect(try await Self.adminStatus(fixture, token: token) == 200)
         #expect(try await Self.adminStatus(fixture, token: ServeFixture.adminToken) == 401)
+        #expect(await fixture.stop() == [0])
+
+        // README: "Set admin.enabled to false to run without it": no token needed, nothing on the admin port.
+        try fixture.updateConfiguration { configuration in
+            configuration["admin"] = ["enabled": false, "port": .integer(Int64(fixture.adminPort))]
+        }
+        try await fixture.start()
+        #expect(try await fixture.publicClient().get("/readyz").status == 200)
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        #expect(!Loopback.connect(probe, port: fixture.adminPort), "something answers on the admin port")
+        #expect(fixture.logEvents("admin.started").count == 1, "only the run with the admin listener logged it")
         #expect(await fixture.stop() == [0])
     }
 
