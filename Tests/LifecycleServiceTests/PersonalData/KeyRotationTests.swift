@@ -137,7 +137,8 @@ struct KeyRotationTests {
         config["secrets"] = ["masterKeyFile": "var/secrets/second.key"]
         let secondFile = harness.directory.file("second.json")
         try Data(JSONValue.object(config).serialized(pretty: true).utf8).write(to: URL(fileURLWithPath: secondFile))
-        let second = try LifecycleProcess.serve(configurationFile: secondFile)
+        let secondLog = harness.directory.file("second.log")
+        let second = try LifecycleProcess.start(["serve", "--config", secondFile], standardError: secondLog)
         defer { second.kill(signal: SIGKILL) }
         try await LifecycleProcess.waitUntilReady(port: secondPort)
 
@@ -167,6 +168,15 @@ struct KeyRotationTests {
         #expect(
             try MasterKeyring.load(file: secondKeys, environment: [:]).ids == [new],
             "on SIGHUP the second instance destroyed the retired key in its own file")
+        // README, "`serve` and SIGHUP": the destruction is said in one reload.master_keys line, naming the keys held.
+        let said = await eventually(timeout: .seconds(10)) {
+            let text = (try? String(contentsOfFile: secondLog, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").contains { line in
+                let event = JSONValue.parseIfValid(Array(line.utf8))
+                return event?["event"] == "reload.master_keys" && event?["keys"] == .string(new)
+            }
+        }
+        #expect(said, "\((try? String(contentsOfFile: secondLog, encoding: .utf8))?.suffix(2000) ?? "")")
         // Both instances go on: a known subject (its key re-wrapped) and a new one, on the second instance.
         let again = harness.body(type: "email-disabled", subject: subject, extra: ["email": .string(relay)])
         #expect(try await harness.post(again, port: secondPort).status == 200)
