@@ -71,4 +71,34 @@ struct IngestCommandProcessTests {
         #expect(account.status == 200, "the expired one, stored with --allow-expired: \(account)")
         #expect(await fixture.stop() == [0])
     }
+
+    /// reports/README.md, `acknowledgedAt`: the 200 answered to Apple after the commit. A deletion replayed from
+    /// an archive was answered to nobody when it was stored, so it has none; one `serve` took has it.
+    @Test("a deletion replayed with lifecycle ingest has no acknowledgedAt in the report; one serve received has")
+    func replayedDeletionIsNotAcknowledged() async throws {
+        let fixture = try await ServeFixture()
+        let archive = fixture.directory.file("archive.jsonl")
+        try String(
+            decoding: fixture.notification(type: "account-delete", subject: "000333.replayed.0001"), as: UTF8.self
+        ).write(toFile: archive, atomically: true, encoding: .utf8)
+        let replayed = try await fixture.lifecycle(["ingest", "--file", archive, "--config", fixture.configurationFile])
+        #expect(replayed.status == 0, "\(replayed)")
+        try await fixture.start()
+        #expect(
+            try await fixture.post(fixture.notification(type: "account-delete", subject: "000333.live.0002")).status
+                == 200)
+        #expect(await fixture.stop() == [0])
+
+        let generated = try await fixture.lifecycle(["report", "generate", "--config", fixture.configurationFile])
+        #expect(generated.status == 0, "\(generated)")
+        let file = try #require(fixture.reportFiles().first { $0.hasSuffix("-deletion-compliance.json") })
+        let report = try JSONValue.parse(
+            Array(try #require(FileManager.default.contents(atPath: fixture.directory.file("reports/" + file)))))
+        let rows = report["subjects"]?.arrayValue ?? []
+        #expect(rows.count == 2, "\(rows)")
+        #expect(rows.allSatisfy { $0["source"] == "notification" }, "\(rows)")
+        let acknowledged = rows.filter { $0["acknowledgedAt"] != .null }
+        #expect(acknowledged.count == 1, "only the one serve answered: \(rows)")
+        #expect(acknowledged.first?["acknowledgedAt"] == acknowledged.first?["receivedAt"])
+    }
 }

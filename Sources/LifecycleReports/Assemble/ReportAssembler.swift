@@ -217,6 +217,7 @@ public struct ReportAssembler: Sendable {
             deadline: live.map(\.job.plan.deadline).max(), targets: targets, verification: .none, retained: retained,
             outcome: .pending, onTime: nil, completedAt: nil, daysToComplete: nil)
         row.provider = ProviderSubject.providerName(ofAccountKey: event.subject)
+        row.replayed = event.source == NotificationIngestor.Source.replay.rawValue
         guard !erasures.isEmpty else { return AssembledRequest(row: row, deletionCase: nil, failedJobs: failedJobs) }
         row.cancellation = Self.cancellation(erasures.filter { $0.job.status == .cancelled })
         guard let deadline = row.deadline else {

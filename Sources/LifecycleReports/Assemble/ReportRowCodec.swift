@@ -14,6 +14,7 @@ enum ReportRowCodec {
         writer.string(row.eventType)
         writer.string(row.provider)
         writer.string(row.source.rawValue)
+        writer.byte(row.replayed ? 1 : 0)
         writer.instant(row.eventTime)
         writer.instant(row.receivedAt)
         writer.optional(row.policy) { $0.string($1) }
@@ -99,6 +100,7 @@ enum ReportRowCodec {
         let eventType = try reader.string()
         let provider = try reader.string()
         guard let source = ReportEventSource(rawValue: try reader.string()) else { throw Malformed() }
+        let replayed = try reader.byte() != 0
         let eventTime = try reader.instant()
         let receivedAt = try reader.instant()
         let policy = try reader.optional { reader throws(Malformed) in try reader.string() }
@@ -134,6 +136,7 @@ enum ReportRowCodec {
             policy: policy, deadline: deadline, targets: targets, verification: verification, retained: retained,
             outcome: outcome, onTime: onTime, completedAt: completedAt, daysToComplete: daysToComplete)
         row.provider = provider
+        row.replayed = replayed
         row.remainingCopies = try reader.optional { reader throws(Malformed) in
             let backups = try reader.array { reader throws(Malformed) in
                 var backup = ReportBackupCopy(

@@ -12,6 +12,8 @@ public struct ReportSubjectRow: Hashable, Sendable {
     /// apart from an Apple deletion without the raw key.
     public var provider: String = "apple"
     public var source: ReportEventSource
+    /// Stored from an archive by `lifecycle ingest` (a `notification` source): nobody was answered then.
+    public var replayed = false
     public var eventTime: Instant
     public var receivedAt: Instant
     /// `id@version#sha256` frozen on the jobs; nil when no job is known.
@@ -54,8 +56,8 @@ public struct ReportSubjectRow: Hashable, Sendable {
 
     /// When the service had recorded the request durably and so acknowledged it: the answer to Apple or the app
     /// (200, `accepted`) is sent only after the commit of the transaction stamped `receivedAt`. Nil for a
-    /// discovery of the reconciler, which answers nobody.
-    public var acknowledgedAt: Instant? { source == .reconciler ? nil : receivedAt }
+    /// discovery of the reconciler and for a replay from an archive, which answered nobody.
+    public var acknowledgedAt: Instant? { source == .reconciler || replayed ? nil : receivedAt }
 
     /// The nature of the response (``ReportResponse``).
     public var response: ReportResponse { denial == nil ? outcome.response : .denied }
