@@ -42,6 +42,11 @@ struct TestPortsTests {
         defer { close(descriptor) }
         #expect(!TestPorts.isFree(port), "a port a socket holds is not free")
         #expect(try TestPorts.unused() != port, "the port a socket holds was handed out")
+
+        // Two consecutive ports (dev-setup's public and admin listeners): neither is handed out again.
+        let pair = try TestPorts.unused(consecutive: 2)
+        let after = try TestPorts.unused()
+        #expect(after != pair && after != pair + 1, "\(after) was handed out again after the pair at \(pair)")
     }
 
     /// Two test processes walk the same range: a port one handed out must not be handed out by the other before

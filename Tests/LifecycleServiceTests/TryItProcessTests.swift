@@ -10,21 +10,12 @@ import Testing
 /// is the real `lifecycle` executable; what is checked is what the README shows.
 @Suite("README's first run: dev-setup, serve, simulate")
 struct TryItProcessTests {
-    /// A public port whose successor (the admin port `dev-setup` writes) is free too, both reserved.
-    static func portPair() throws -> Int {
-        for _ in 0..<50 {
-            let port = try TestPorts.unused()
-            if TestPorts.reserve(port + 1), TestPorts.isFree(port + 1) { return port }
-        }
-        throw TestPorts.Unavailable()
-    }
-
     @Test(
         "dev-setup writes a config serve runs on; simulate through LIFECYCLE_CONFIG prints the answer and exits 0; the admin token reads the metrics; an unreachable --url exits 2"
     )
     func twoShells() async throws {
         let directory = try TemporaryDirectory(prefix: "lifecycle-try-it")
-        let port = try Self.portPair()
+        let port = try TestPorts.unused(consecutive: 2)
         let setup = try await LifecycleProcess.run(
             ["dev-setup", "--directory", "dev", "--port", String(port)], directory: directory.path)
         #expect(setup.status == 0, "\(setup)")
@@ -32,7 +23,12 @@ struct TryItProcessTests {
         let log = directory.file("serve.log")
         let serve = try LifecycleProcess.start(["serve", "--config", config], standardError: log)
         defer { serve.kill(signal: SIGKILL) }
-        try await LifecycleProcess.waitUntilReady(port: port)
+        do {
+            try await LifecycleProcess.waitUntilReady(port: port)
+        } catch {
+            Issue.record("serve did not become ready: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            throw error
+        }
 
         let environment = ["LIFECYCLE_CONFIG": config]
         let first = try await LifecycleProcess.run(

@@ -25,6 +25,12 @@ enum TestPorts {
     /// A port nothing listens on or is bound to now, not handed out before by this process (until the pool
     /// wraps around).
     static func unused() throws -> Int {
+        try unused(consecutive: 1)
+    }
+
+    /// The first of `count` consecutive ports, each as ``unused()`` hands one out, the walk moved past all of
+    /// them (`dev-setup --port P` puts the admin listener on P+1).
+    static func unused(consecutive count: Int) throws -> Int {
         try state.withLock { state in
             if state == nil {
                 let pool = Self.pool()
@@ -34,9 +40,14 @@ enum TestPorts {
             var next = start
             defer { state = (pool, next) }
             for _ in 0..<pool.count {
-                let port = next
+                let first = next
                 next = next + 1 == pool.upperBound ? pool.lowerBound : next + 1
-                if reserve(port), isFree(port) { return port }
+                let ports = first..<(first + count)
+                guard ports.upperBound <= pool.upperBound, ports.allSatisfy({ reserve($0) && isFree($0) }) else {
+                    continue
+                }
+                next = ports.upperBound == pool.upperBound ? pool.lowerBound : ports.upperBound
+                return first
             }
             throw Unavailable()
         }
