@@ -315,17 +315,19 @@ public struct ReportAssembler: Sendable {
             })
     }
 
-    /// The request's bound on remaining copies: per store its erasure (live, rule-based jobs) finished in, the
-    /// backups' end by the configured retention; and the master key of the data keys its `self` step
-    /// destroyed, with its rotation.
+    /// The request's bound on remaining copies: per store its erasure (rule-based jobs; of a job a re-link
+    /// cancelled, the steps that had erased) finished in, the backups' end by the configured retention; and the
+    /// master key of the data keys its `self` step destroyed, with its rotation.
     func remainingCopies(
         jobs: [ReportSubjectJob], keys: [StoredSubjectKey], masterKeys: [StoredMasterKey], app: String
     ) -> ReportRemainingCopies? {
-        let erasures = jobs.filter { $0.job.plan.ruleIndex != nil && $0.job.status != .cancelled }
-        guard !erasures.isEmpty else { return nil }
+        let steps = jobs.filter { $0.job.plan.ruleIndex != nil }.flatMap { job in
+            job.job.status == .cancelled ? job.job.steps.filter { $0.status == .done } : job.job.steps
+        }
+        guard !steps.isEmpty else { return nil }
         var stepsByStore: [String: [ErasureStep]] = [:]
         var order: [String] = []
-        for step in erasures.flatMap(\.job.steps) {
+        for step in steps {
             if stepsByStore[step.target] == nil { order.append(step.target) }
             stepsByStore[step.target, default: []].append(step)
         }

@@ -276,6 +276,10 @@ struct RequestLedgerServeTests {
         #expect(statuses == ["app-db done", "backend cancelled", "self cancelled"], "\(row)")
         let appDB = row["targets"]?.arrayValue?.first { $0["target"] == "app-db" }
         #expect(appDB?["evidence"]?["verificationCount"] == .integer(0), "\(row)")
+        // What it erased has backups too: their bound is stated from the erasure the step did.
+        let backups = row["remainingCopies"]?["backups"]?.arrayValue ?? []
+        #expect(backups.map { $0["store"] } == ["app-db"], "\(row)")
+        #expect(backups.first?["erasedAt"] == appDB?["finishedAt"], "\(row)")
         #expect(await fixture.stop() == [0])
         await receiver.stop()
     }
