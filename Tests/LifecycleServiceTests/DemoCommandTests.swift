@@ -70,6 +70,30 @@ struct DemoCommandTests {
         #expect(accounts.contains(revoked["subject"]?.stringValue ?? "-"), "\(accounts)")
     }
 
+    /// README, "Demo": the command a newcomer runs, as the built executable: the numbered step lines README
+    /// shows, then the report and the `report verify` command it prints, which must pass as printed.
+    @Test("the lifecycle executable prints README's sixteen steps and a verify command that passes")
+    func asAProcess() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.file("demo")
+        let run = try await LifecycleProcess.run([
+            "demo", "--directory", directory, "--policies", ErasureScenario.shippedPolicies,
+        ])
+        #expect(run.status == 0, "\(run)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "lifecycle demo in \(directory)", "\(run.output)")
+        let steps = lines.filter { $0.range(of: #"^ ?[0-9]+\. "#, options: .regularExpression) != nil }
+        #expect(steps.count == 16, "\(run.output)")
+        #expect(steps.last?.contains("verified 1 report(s)") == true, "\(run.output)")
+        let verify = try #require(
+            lines.last.flatMap { line in line.range(of: "verify again with: ").map { String(line[$0.upperBound...]) } },
+            "\(run.output)")
+        let words = String(verify.dropLast(verify.hasSuffix(")") ? 1 : 0)).split(separator: " ").map(String.init)
+        #expect(words.prefix(3) == ["lifecycle", "report", "verify"], "\(words)")
+        let again = try await LifecycleProcess.run(Array(words.dropFirst()))
+        #expect(again.status == 0, "\(again)")
+    }
+
     @Test("--json prints the steps, the finding codes and the report files as one document")
     func json() async throws {
         let temporary = try TemporaryDirectory()
