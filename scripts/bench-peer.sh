@@ -35,18 +35,8 @@ mkdir -p "$WORKDIR"
 WORKDIR="$(cd "$WORKDIR" && pwd)"
 
 source "$ROOT/scripts/bench/lib.sh"
-find_peer_bench bench-peer "$ROOT"
-
-# Once per machine: wrk and sqlite3 (Debian), the peer's venv, the deterministic data. Idempotent.
-bash "$PEER_BENCH/setup.sh" "$WORKDIR"
-DATA="$WORKDIR/data"
-PY="$WORKDIR/.venv/bin/python"
-
-if [[ "${BENCH_SKIP_BUILD:-0}" != 1 && -z "${LIFECYCLE_BIN:-}" ]]; then
-  (cd "$ROOT" && swift build -c release --product lifecycle)
-fi
-BIN="${LIFECYCLE_BIN:-$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle}"
-[[ -x "$BIN" ]] || { echo "bench-peer: no lifecycle executable at $BIN (set LIFECYCLE_BIN to one, or run without BENCH_SKIP_BUILD)" >&2; exit 2; }
+VERBOSE_SETUP=1 peer_setup bench-peer "$ROOT" "$WORKDIR"
+lifecycle_bin bench-peer "$ROOT"
 
 RUNS="$WORKDIR/runs/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$RUNS"
@@ -54,12 +44,7 @@ RESULTS="$RUNS/results.tsv"
 printf 'rep\tserver\trps\tp50_ms\tp99_ms\tp999_ms\trequests\tnon2xx\tsocket_errors\tstored\tmissing\tserver_cpu_us\twrk_cpu_us\treceiver_cpu_us\tmachine_cpu_us\tbusy_cores\n' >"$RESULTS"
 
 # Every process started here is stopped on the way out, whatever happens.
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
+kill_on_exit
 
 count_rows() { sqlite3 "$1" "SELECT count(*) FROM $2"; }
 

@@ -1,5 +1,5 @@
-# lib.sh — sourced by the benchmark scripts (bench-peer.sh, bench/transport-floor.sh). The helpers that run
-# Python use $PY, the peer venv's interpreter, which the sourcing script sets after find_peer_bench.
+# lib.sh — sourced by the benchmark scripts (bench-peer.sh and those in bench/). The helpers that run Python
+# use $PY, the peer venv's interpreter, which peer_setup sets.
 
 # find_peer_bench NAME ROOT: sets PEER_BENCH to the reference peer's folder (the first shared/bench with
 # setup.sh above ROOT) unless it is set, or exits 2 with one line naming NAME.
@@ -16,6 +16,44 @@ find_peer_bench() {
     echo "$name: the reference peer (shared/bench with setup.sh) was not found above $root; set PEER_BENCH" >&2
     exit 2
   }
+}
+
+# peer_setup NAME ROOT WORKDIR: finds the peer (find_peer_bench), runs its setup.sh into WORKDIR once per
+# machine (wrk, sqlite3, the venv, the deterministic data; idempotent, its output kept when VERBOSE_SETUP=1),
+# and sets DATA (the generated bodies and jwks.json) and PY (the venv's interpreter).
+peer_setup() {
+  local name="$1" root="$2" workdir="$3"
+  find_peer_bench "$name" "$root"
+  mkdir -p "$workdir"
+  workdir="$(cd "$workdir" && pwd)"
+  if [[ "${VERBOSE_SETUP:-0}" == 1 ]]; then
+    bash "$PEER_BENCH/setup.sh" "$workdir"
+  else
+    bash "$PEER_BENCH/setup.sh" "$workdir" >/dev/null
+  fi
+  DATA="$workdir/data"
+  PY="$workdir/.venv/bin/python"
+}
+
+# lifecycle_bin NAME ROOT: sets BIN to $LIFECYCLE_BIN, else to the release build, built first unless
+# BENCH_SKIP_BUILD=1; exits 2 with one line naming NAME when there is no executable there.
+lifecycle_bin() {
+  local name="$1" root="$2"
+  if [[ "${BENCH_SKIP_BUILD:-0}" != 1 && -z "${LIFECYCLE_BIN:-}" ]]; then
+    (cd "$root" && swift build -c release --product lifecycle)
+  fi
+  BIN="${LIFECYCLE_BIN:-$(cd "$root" && swift build -c release --show-bin-path)/lifecycle}"
+  [[ -x "$BIN" ]] || {
+    echo "$name: no lifecycle executable at $BIN (set LIFECYCLE_BIN to one, or run without BENCH_SKIP_BUILD)" >&2
+    exit 2
+  }
+}
+
+# kill_on_exit: every process whose PID a script appends to PIDS is killed and reaped when it exits, however.
+PIDS=()
+kill_on_exit() {
+  trap 'for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+        for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done' EXIT
 }
 
 # free_port: a port on 127.0.0.1 nothing listens on now.

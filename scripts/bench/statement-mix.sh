@@ -14,29 +14,14 @@ DURATION="${DURATION:-5}"
 CONNECTIONS="${CONNECTIONS:-16}"
 TOP="${TOP:-25}"
 WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
-mkdir -p "$WORKDIR"
-WORKDIR="$(cd "$WORKDIR" && pwd)"
 
 source "$ROOT/scripts/bench/lib.sh"
-find_peer_bench statement-mix "$ROOT"
-bash "$PEER_BENCH/setup.sh" "$WORKDIR" >/dev/null
-DATA="$WORKDIR/data"
-PY="$WORKDIR/.venv/bin/python"
+peer_setup statement-mix "$ROOT" "$WORKDIR"
 source "$ROOT/scripts/bench/product-config.sh"
-
-if [[ "${BENCH_SKIP_BUILD:-0}" != 1 && -z "${LIFECYCLE_BIN:-}" ]]; then
-  (cd "$ROOT" && swift build -c release --product lifecycle)
-fi
-BIN="${LIFECYCLE_BIN:-$(cd "$ROOT" && swift build -c release --show-bin-path)/lifecycle}"
-[[ -x "$BIN" ]] || { echo "statement-mix: no lifecycle executable at $BIN" >&2; exit 2; }
+lifecycle_bin statement-mix "$ROOT"
 
 work="$(mktemp -d "$WORKDIR/statement-mix.XXXXXX")"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
+kill_on_exit
 
 cc -O2 -Wall -Wextra -shared -fPIC -o "$work/sql-trace.so" "$ROOT/scripts/bench/sql-trace.c" -ldl
 port="$(free_port)"

@@ -15,10 +15,7 @@ THREADS="${THREADS:-1}"
 SERVER_THREADS="${SERVER_THREADS:-2}"
 WORKDIR="${WORKDIR:-$ROOT/var/peer-bench}"
 source "$ROOT/scripts/bench/lib.sh"
-find_peer_bench transport-floor "$ROOT"
-mkdir -p "$WORKDIR"
-bash "$PEER_BENCH/setup.sh" "$WORKDIR" >/dev/null
-PY="$WORKDIR/.venv/bin/python"
+peer_setup transport-floor "$ROOT" "$WORKDIR"
 work="$(mktemp -d)"
 server=""
 trap '[[ -n "$server" ]] && kill -KILL "$server" 2>/dev/null; rm -rf "$work"' EXIT
@@ -34,7 +31,7 @@ for rep in $(seq 1 "$REPS"); do
   s0="$(cpu_ticks "$server")"; read -r b0 t0 <<<"$(machine_ticks)"
   DURATION="$DURATION" CONNECTIONS="$CONNECTIONS" THREADS="$THREADS" OFFSET=0 \
     /usr/bin/time -f '%U %S' -o "$work/wrk-cpu" \
-    bash "$PEER_BENCH/load.sh" "http://127.0.0.1:$port/notifications" "$WORKDIR/data/notifications.jsonl" \
+    bash "$PEER_BENCH/load.sh" "http://127.0.0.1:$port/notifications" "$DATA/notifications.jsonl" \
     >"$work/load.log" 2>&1 || { echo "transport-floor: wrk failed:" >&2; cat "$work/load.log" >&2; exit 1; }
   read -r b1 t1 <<<"$(machine_ticks)"; s1="$(cpu_ticks "$server")"
   "$PY" - "$work/load.log" "$((s1 - s0))" "$(awk 'END{print $1 + $2}' "$work/wrk-cpu")" "$((b1 - b0))" "$((t1 - t0))" "$hz" "$rep" "$(machine_cores)" <<'PY'
