@@ -37,8 +37,9 @@ struct RequestCommand: LifecycleCommand {
                  GDPR Art. 12(3): up to two further months, the subject told within one month of the
                  request; us-ccpa, CCPA regulations §7021(b): 45 more days, the consumer told within the
                  first 45): --deadline is the new deadline, --notice-at when the subject was told, --reason
-                 why. A deadline past the limit or a notice outside the window is refused, naming the option.
-                 One extension per request
+                 why. A deadline past the limit or a notice outside the window is refused, naming the option,
+                 and so is an extension once the deadline it would extend has passed (deadline_passed). One
+                 extension per request
         hold     a legal hold on its --grounds: the erasure runner runs none of the request's steps while it
                  is in force (it survives restarts); the request then claims no on-time answer
         release  ends the hold (--reason why); the erasure runs at the runner's next poll
@@ -62,7 +63,7 @@ struct RequestCommand: LifecycleCommand {
                             configuration's admin.tokenFile)
 
         exit status: 0 recorded, 1 refused (unknown app, account or request; closed, held or extended
-        already; outside the policy's limits), 2 could not run
+        already; its deadline passed; outside the policy's limits), 2 could not run
         """
 
     static func run(_ arguments: inout CommandArguments, io: CommandIO) async throws -> Int32 {

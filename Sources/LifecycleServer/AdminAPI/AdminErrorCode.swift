@@ -30,6 +30,7 @@ public enum AdminErrorCode: String, CaseIterable, Sendable, CustomStringConverti
     case notDead = "not_dead"
     case requestClosed = "request_closed"
     case alreadyExtended = "already_extended"
+    case deadlinePassed = "deadline_passed"
     case alreadyHeld = "already_held"
     case notHeld = "not_held"
     // A value of the request is not acceptable.

@@ -100,6 +100,15 @@ public struct RequestDecisionOperations: Sendable {
                     status: 409, code: .alreadyExtended,
                     "the request's deadline was already extended; the law allows one extension")
             }
+            // The law lets a controller extend a deadline that is still running (GDPR Art. 12(3), CCPA regulations
+            // §7021(b)); an extension recorded after it passed would turn a missed deadline into a met one on
+            // nothing but a `noticeAt` the service cannot check.
+            guard now <= deadline else {
+                throw AdminError(
+                    status: 409, code: .deadlinePassed,
+                    "the request's deadline \(deadline.iso8601) has passed; an extension has to be recorded before "
+                        + "the deadline it extends")
+            }
             let reference = request.open[0].job.plan.policyReference
             let policyName = String(reference.prefix { $0 != "#" })
             // The policy the jobs were planned under, by `id@version`: the one in force, else its file (an app may

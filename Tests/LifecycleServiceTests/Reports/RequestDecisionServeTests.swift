@@ -124,6 +124,54 @@ struct RequestDecisionServeTests {
         #expect(await fixture.stop() == [0])
     }
 
+    @Test(
+        "an extension is refused once the deadline it would extend has passed, however early its noticeAt; the ledger keeps the original deadline"
+    )
+    func extensionAfterDeadlineRefused() async throws {
+        // No runner in serve: the jobs stay open, so only the deadline decides.
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
+            extra: ["erasure": ["runInServe": false]])
+        try fixture.writePolicy(Self.waitingPolicy)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        try await fixture.start()
+        let now = fixture.now
+        // Deleted 40 days ago: the policy's one month has run out, the job is still open.
+        let eventTime = now.adding(seconds: -40 * 86_400)
+        #expect(
+            try await fixture.post(
+                fixture.notification(type: "account-delete", subject: Self.subject, eventTime: eventTime)
+            ).status == 200)
+        let scheduled = await eventually(timeout: .seconds(20)) {
+            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == 1
+        }
+        #expect(scheduled)
+        // The ledger's default period is the last 30 days; this request is older.
+        let ledgerPath =
+            "/v1/requests?app=shop&from=\(eventTime.adding(seconds: -86_400).iso8601)&to=\(now.adding(seconds: 86_400).iso8601)"
+        let before = try await fixture.admin("GET", ledgerPath)
+        let deadline = try #require(before.json?["requests"]?.arrayValue?.first?["deadline"], "\(before)")
+
+        // A notice inside the law's window (ten days after the request), recorded now, after the deadline.
+        let late = try await fixture.lifecycle(
+            Self.requestCommand(fixture, "extend") + [
+                "--reason", "many systems to search", "--notice-at", eventTime.adding(seconds: 10 * 86_400).iso8601,
+                "--deadline", now.adding(seconds: 10 * 86_400).iso8601,
+            ])
+        #expect(late.status == 1 && late.errors.contains("deadline_passed"), "\(late)")
+        #expect(late.errors.contains(deadline.stringValue ?? "?"), "the message names the deadline: \(late.errors)")
+        #expect(late.errorLines.count == 1, "one line: \(late.errors)")
+
+        let after = try await fixture.admin("GET", ledgerPath)
+        let entry = try #require(after.json?["requests"]?.arrayValue?.first, "\(after)")
+        #expect(entry["extension"] == .null, "nothing was recorded: \(entry)")
+        #expect(entry["deadline"] == deadline, "the deadline stays the one that passed")
+        let jobs = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
+        #expect(
+            jobs.json?["jobs"]?.arrayValue?.first?["deadline"] == deadline, "the job's deadline did not move: \(jobs)")
+        #expect(await fixture.stop() == [0])
+    }
+
     static func requestCommand(_ fixture: ServeFixture, _ action: String) -> [String] {
         [
             "request", action, "--app", "shop", "--sub", subject, "--url", fixture.adminURL, "--token-file",
