@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTP1
 import LifecycleCore
 import Synchronization
 import TestSupport
@@ -334,10 +335,14 @@ struct SecurityEventPollTests {
         await fake.stop()
     }
 
-    @Test("a learnt poll endpoint that answers 404 is learnt again from the stream configuration")
-    func relearntEndpoint() async throws {
+    @Test(
+        "a learnt poll endpoint that answers 404 or 410 is learnt again from the stream configuration",
+        arguments: [404, 410])
+    func relearntEndpoint(status: Int) async throws {
         let fake = try FakeTransmitter()
         fake.streams.configure { $0.pollPath = "/poll-moved-away" }
+        // Nothing is served there (404), or the fake says the endpoint is gone for good (410).
+        if status != 404 { fake.answer("/poll-moved-away", status: try HTTPStatus(code: status), body: [:]) }
         let (fixture, _) = try await Self.serve(fake, learnEndpoint: true)
         let created = try await fixture.lifecycle(["signals", "stream", "create", "--app", "shop", "--provider", "idp"])
         #expect(created.status == 0, "\(created)")
@@ -345,7 +350,7 @@ struct SecurityEventPollTests {
             fake.requestCount("/poll-moved-away") >= 1
                 && fixture.logEvents("signal.poll_failed").contains { $0["result"] == "http_error" }
         }
-        #expect(refused, "serve polled the endpoint it learnt, which answers 404: \(fixture.log.suffix(2000))")
+        #expect(refused, "serve polled the endpoint it learnt, which answers \(status): \(fixture.log.suffix(2000))")
         // The transmitter moves the stream's poll endpoint to where it answers.
         fake.streams.configure { state in
             for (id, var stream) in state.streams {
