@@ -1,6 +1,6 @@
 import Foundation
-import HTTPServer
 import HTTP1
+import HTTPServer
 import LifecycleCore
 import Synchronization
 import TestSupport
