@@ -262,6 +262,58 @@ struct AppleProbeServeTests {
         await setup.fake.stop()
     }
 
+    @Test("a Retry-After longer than apple.probe.retrySeconds is the wait before the token is tried again")
+    func retryAfterHonoured() async throws {
+        let offset = Offset()
+        let setup = try AppleTestSetup(now: offset.now)
+        let receiver = try WebhookReceiver()
+        let fixture = try await Self.fixture(setup, webhook: receiver.url)
+        try await fixture.start()
+        let token = try await Self.link(fixture, setup)
+        setup.fake.setBehaviour(.rateLimited(retryAfter: "30"), for: .token)
+
+        try await Self.restart(fixture, at: Self.nextDay, offset)
+        #expect(
+            await eventually(timeout: .seconds(20)) { fixture.logEvents("apple.probe_retry").count == 1 },
+            "the 429 was not retried: \(fixture.log.suffix(2000))")
+        #expect(fixture.logEvents("apple.probe_retry").first?["retryInSeconds"] == 30, "Apple's wait, not 2 s")
+        // retrySeconds is 2 and the probe looks every second: without Retry-After a second grant comes by now.
+        setup.fake.setBehaviour(.normal, for: .token)
+        try await Task.sleep(for: .seconds(5))
+        #expect(Self.grants(setup, token).map(\.status) == [429], "tried again before Apple's 30 s")
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+        await setup.fake.stop()
+    }
+
+    @Test("apple.probe.maxPerSecond spaces one instance's grants: four due tokens at 1 a second take at least 3 s")
+    func grantsPaced() async throws {
+        let offset = Offset()
+        let setup = try AppleTestSetup(now: offset.now)
+        let receiver = try WebhookReceiver()
+        let fixture = try await Self.fixture(setup, webhook: receiver.url, probe: ["maxPerSecond": 1])
+        try await fixture.start()
+        let subjects = (1...4).map { "001234.\($0)0a1b2c3d4e5f60718293a4b5c6d7e8f9.0956" }
+        var tokens: [String] = []
+        for subject in subjects { tokens.append(try await Self.link(fixture, setup, subject: subject)) }
+        let linked = tokens
+        let probed = { @Sendable in linked.map { Self.grants(setup, $0).count }.reduce(0, +) }
+
+        try await Self.restart(fixture, at: Self.nextDay, offset)
+        #expect(await eventually(timeout: .seconds(20)) { probed() >= 1 }, "never probed")
+        let first = ContinuousClock.now
+        #expect(await eventually(timeout: .seconds(20)) { probed() == 4 }, "not every token was probed")
+        let spread = ContinuousClock.now - first
+        #expect(spread >= .milliseconds(2_500), "four grants within \(spread) at maxPerSecond 1")
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                (try? await fixture.metric("lifecycle_apple_probes_total", ["outcome": "valid"])) == 4
+            })
+        #expect(await fixture.stop() == [0])
+        await receiver.stop()
+        await setup.fake.stop()
+    }
+
     @Test(
         "two serve instances on one PostgreSQL probe each token once a day: once in the first window, once more after the clock moves 24 h on",
         .enabled(if: HarnessStore.postgresServer != nil, "needs LIFECYCLE_TEST_POSTGRES_URL (scripts/with-postgres.sh)")
