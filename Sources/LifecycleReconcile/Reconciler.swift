@@ -186,9 +186,7 @@ public final class Reconciler: Sendable {
     /// which this service was down. A store no instance ever ran in keeps the whole look-back as one gap.
     private func gapFindings(app: String, asOf: Instant, settings: ReconcileConfiguration) async throws -> [Finding] {
         let lookback = asOf.adding(seconds: -Int64(settings.lookbackHours) * 3600)
-        let (first, live) = try await store.read { reader in
-            (try reader.firstHeartbeat(), try reader.liveAccountCount(app: app))
-        }
+        let first = try await store.read { reader in try reader.firstHeartbeat() }
         let from = max(lookback, first ?? lookback)
         let beats = try await store.read { reader in
             try reader.heartbeats(from: from.adding(seconds: -86_400), to: asOf)
@@ -197,6 +195,10 @@ public final class Reconciler: Sendable {
         let windows = NotificationGapDetector.gaps(
             heartbeats: byInstance, thresholdMilliseconds: Int64(settings.gapThresholdSeconds) * 1000, from: from,
             to: asOf)
+        guard !windows.isEmpty else { return [] }
+        // A walk of the app's accounts (no index keeps states apart: it would cost every ingest), so made only
+        // for a gap.
+        let live = try await store.read { reader in try reader.liveAccountCount(app: app) }
         return windows.map { window in
             Finding(
                 code: .notificationGap, subject: nil,

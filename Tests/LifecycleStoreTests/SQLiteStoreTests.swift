@@ -208,6 +208,25 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// Every secondary index on `accounts` is one more leaf at a random key in each new account's commit; the
+    /// one reader of states, the live count of a `notification-gap` finding, walks the app's primary-key range.
+    @Test("accounts has no index beside its primary key, and the live count walks the app's key range")
+    func accountsPrimaryKeyOnly() async throws {
+        try await withStore(.sqlite) { store, _ in
+            let indexes = try await store.read { reader in
+                var names: [String] = []
+                try (reader as! SQLiteAccess).connection.forEachRow(
+                    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'accounts' AND sql IS NOT NULL",
+                    []
+                ) { row in names.append(row.text(0)) }
+                return names
+            }
+            #expect(indexes == [], "\(indexes)")
+            let plan = try await queryPlan(store, SQLiteAccess.liveAccountCountSQL, ["shop"])
+            #expect(plan.contains { $0.contains("SEARCH accounts USING PRIMARY KEY (app=?)") }, "\(plan)")
+        }
+    }
+
     @Test("a read body cannot write, even by casting its reader")
     func readsCannotWrite() async throws {
         try await withStore(.sqlite) { store, _ in

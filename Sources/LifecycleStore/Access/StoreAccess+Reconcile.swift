@@ -210,12 +210,11 @@ extension StoreAccess {
         }
     }
 
-    /// Accounts that can still receive notifications (not deleted), for "how many could a gap have hit".
+    /// Accounts that can still receive notifications (not deleted), for "how many could a gap have hit". A walk
+    /// of the app's accounts by primary key: no index keeps states apart (schema migration 20).
     func liveAccountCount(app: String) throws(StoreError) -> Int {
-        try sql {
-            Int(
-                try connection.fetchInt64(
-                    "SELECT count(*) FROM accounts WHERE app = $1 AND state <> 'deleted'", [app]) ?? 0)
-        }
+        try sql { Int(try connection.fetchInt64(Self.liveAccountCountSQL, [app]) ?? 0) }
     }
+
+    static var liveAccountCountSQL: String { "SELECT count(*) FROM accounts WHERE app = $1 AND state <> 'deleted'" }
 }

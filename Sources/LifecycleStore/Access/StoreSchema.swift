@@ -35,6 +35,7 @@ enum StoreSchema {
             Migration(version: 17, name: "request-decisions", sql: requestDecisions(dialect)),
             Migration(version: 18, name: "account-aliases", sql: accountAliases(dialect)),
             Migration(version: 19, name: "erasure-jobs-open-by-deadline", sql: erasureJobsOpenByDeadline),
+            Migration(version: 20, name: "accounts-without-state-index", sql: accountsWithoutStateIndex),
         ]
     }
 
@@ -503,6 +504,15 @@ enum StoreSchema {
     /// SQLite's planner can use the partial index (https://www.sqlite.org/partialindex.html §2).
     static let erasureJobsOpenByDeadline = """
         CREATE INDEX erasure_jobs_open ON erasure_jobs (deadline_ms, id) WHERE \(openJobStatuses);
+        """
+
+    /// `accounts_state (app, state)` put one more b-tree leaf at a random key into every new account's commit and
+    /// moved an entry on every change of state, on the ingest path, for one reader: the count of live accounts
+    /// a `notification-gap` finding states, which the reconcile makes only when it found a gap and which a walk
+    /// of the app's accounts answers (`scripts/bench/store-floor.sh`: about a tenth of the log written per
+    /// notification).
+    static let accountsWithoutStateIndex = """
+        DROP INDEX accounts_state;
         """
 
     /// The job statuses that can still have a claimable step: a job is `scheduled` or `running` while one of its
