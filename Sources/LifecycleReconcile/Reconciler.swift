@@ -356,8 +356,9 @@ public final class Reconciler: Sendable {
                     byCode[finding.code.rawValue] = .integer((byCode[finding.code.rawValue]?.integerValue ?? 0) + 1)
                 }
                 return [
-                    "app": .string(app.app), "recordsCompared": .bool(app.recordsCompared),
-                    "recordsRead": .integer(Int64(app.recordsRead)),
+                    ReconcileSummaryKey.app: .string(app.app),
+                    ReconcileSummaryKey.recordsCompared: .bool(app.recordsCompared),
+                    ReconcileSummaryKey.recordsRead: .integer(Int64(app.recordsRead)),
                     "accountsRead": .integer(Int64(app.accountsRead)), "registered": .integer(Int64(app.registered)),
                     "resolved": .integer(Int64(app.resolved)), "findings": .object(byCode),
                 ]

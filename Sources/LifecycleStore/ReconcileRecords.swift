@@ -56,6 +56,14 @@ public struct StoredReconcileRun: Sendable, Hashable {
     }
 }
 
+/// Member names of a run's `summary` (an array of one object per app) that are read back after the run: the
+/// reconcile writes them, the deletion report reads them to say what the last run compared.
+public enum ReconcileSummaryKey {
+    public static let app = "app"
+    public static let recordsCompared = "recordsCompared"
+    public static let recordsRead = "recordsRead"
+}
+
 /// A finding as kept between runs: the same discrepancy seen again updates its row (never a duplicate), and
 /// one no longer seen is marked resolved by the next complete run of its app.
 public struct StoredFinding: Sendable, Hashable {

@@ -29,10 +29,10 @@ public struct StoreFindingSource: FindingSource {
         else { return nil }
         // The run's own record of what it compared for this app (Reconciler.summary).
         let entry = last.summary.flatMap { JSONValue.parseIfValid(Array($0.utf8))?.arrayValue }?
-            .first { $0["app"]?.stringValue == app }
+            .first { $0[ReconcileSummaryKey.app]?.stringValue == app }
         return ReportFindingRun(
             ranAt: last.finishedAt ?? last.startedAt, findings: open.map(\.finding),
-            recordsCompared: entry?["recordsCompared"]?.boolValue,
-            recordsRead: entry?["recordsRead"]?.integerValue.map { Int($0) })
+            recordsCompared: entry?[ReconcileSummaryKey.recordsCompared]?.boolValue,
+            recordsRead: entry?[ReconcileSummaryKey.recordsRead]?.integerValue.map { Int($0) })
     }
 }
