@@ -27,9 +27,10 @@ public struct RequestDecisionOperations: Sendable {
 
     /// Records `decision` about the request of (app, sub) that `body` names.
     /// - Throws: ``AdminError`` `unknown_app`, `unknown_account`, `unknown_request` (no erasure job for that
-    ///   event), `request_closed` (nothing left to extend, hold or refuse), `already_extended`, `already_held`,
-    ///   `not_held`, `extension_not_allowed` (the policy states no extension), `invalid_deadline` and
-    ///   `invalid_notice_at` (outside the policy's limits), `storage_unavailable`.
+    ///   event), `request_closed` (nothing left to extend, hold or refuse), `already_extended`,
+    ///   `deadline_passed` (an extension after a deadline of the request's open jobs), `already_held`, `not_held`,
+    ///   `extension_not_allowed` (the policy states no extension), `invalid_deadline` and `invalid_notice_at`
+    ///   (outside the policy's limits), `storage_unavailable`.
     package func record(
         _ decision: RequestDecision, app: String, subject: String, body: RequestDecisionBody
     ) async throws -> JSONValue {
@@ -103,10 +104,12 @@ public struct RequestDecisionOperations: Sendable {
             // The law lets a controller extend a deadline that is still running (GDPR Art. 12(3), CCPA regulations
             // §7021(b)); an extension recorded after it passed would turn a missed deadline into a met one on
             // nothing but a `noticeAt` the service cannot check.
-            guard now <= deadline else {
+            // Every open job's deadline would move (a failed one's too), and the reports judge a request by the
+            // earliest deadline a job missed, so the earliest open one decides.
+            if let passed = request.open.map(\.job.plan.deadline).min(), passed < now {
                 throw AdminError(
                     status: 409, code: .deadlinePassed,
-                    "the request's deadline \(deadline.iso8601) has passed; an extension has to be recorded before "
+                    "the request's deadline \(passed.iso8601) has passed; an extension has to be recorded before "
                         + "the deadline it extends")
             }
             let reference = request.open[0].job.plan.policyReference
