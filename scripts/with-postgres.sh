@@ -90,7 +90,7 @@ as_owner "'$bindir/initdb' -D '$data' -A trust -U postgres -E UTF8 --locale=C.UT
 # (default 60): a test's database fills from empty in seconds, faster than autovacuum analyses it at the
 # default, and each `serve` connection keeps the generic plan PostgreSQL cached for a prepared statement after
 # five executions, planned on the empty table's statistics until an ANALYZE invalidates it: the account lookup
-# walked every account of the app (`accounts_state`) and the data-key insert scanned `subject_keys`. The
+# walked every account of the app (through `accounts_state`, an index schema migration 20 has since dropped) and the data-key insert scanned `subject_keys`. The
 # two-instance test took 69 core-seconds alone with the default, 44 with 5 s. A long-lived server analyses
 # a table as it grows (autovacuum_analyze_scale_factor), so there the plans follow the data.
 if ! as_owner "'$bindir/pg_ctl' -D '$data' -l '$root/server.log' -w -t 60 \

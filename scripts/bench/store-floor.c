@@ -8,11 +8,14 @@
 //
 // Modes:
 //   product   every statement of the statement mix: the notification, the account's read and upsert, its data
-//             key, a history row, an outbox message and its later delivery update; 41 of every 100
-//             notifications are deletions with three erasure jobs (3 or 4 steps, 1 and 1): 1.23 jobs and 2.26
-//             steps a notification, as measured
-//   one-row   only the notification row with its two unique indexes: the floor of any design that keeps a
-//             row per notification in SQLite with `synchronous=FULL`
+//             key, a history row and an outbox message; 41 of every 100 notifications are deletions with three
+//             erasure jobs (3 or 4 steps, 1 and 1): 1.23 jobs and 2.26 steps a notification, as measured. Each
+//             transaction after the first also runs the outbox's claim (the service's statement, leasing the
+//             messages the previous transaction wrote) and the delivery updates of the messages the previous
+//             claim leased, as the outbox's own write calls share the writer's batches in the service
+//   one-row   only the notification row with its indexes (the two unique keys, the received-at and held-payload
+//             indexes): the floor of any design that keeps a row per notification in SQLite with
+//             `synchronous=FULL`
 //
 // Usage: store-floor DB MODE COUNT BATCH. Prints one line: notifications a second on one thread, CPU
 // microseconds per notification (user, system), commits, and WAL bytes written per notification.
@@ -116,7 +119,19 @@ int main(int argc, char **argv) {
   if (sqlite3_open(argv[1], &db) != SQLITE_OK) die("open");
   exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
        "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY");
-  exec("INSERT OR IGNORE INTO master_keys (id, state, added_at_ms) VALUES ('floor', 'current', 0)");
+  // The master key `lifecycle migrate` registered: a data key is stored only under the current one.
+  char master[65] = "";
+  {
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM master_keys WHERE state = 'current'", -1, &s, NULL) != SQLITE_OK)
+      die("master key");
+    if (sqlite3_step(s) == SQLITE_ROW) snprintf(master, sizeof master, "%s", sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+  }
+  if (!master[0]) {
+    fprintf(stderr, "store-floor: the store has no current master key (run lifecycle migrate on it first)\n");
+    return 1;
+  }
   sqlite3_wal_hook(db, on_commit, NULL);
 
   sqlite3_stmt *notification = prepare(
@@ -136,8 +151,8 @@ int main(int argc, char **argv) {
       "last_applied_event_time_ms = excluded.last_applied_event_time_ms, updated_at_ms = excluded.updated_at_ms");
   sqlite3_stmt *key = prepare(
       "INSERT INTO subject_keys (app, sub, scope, wrapped_key, master_key_id, created_at_ms) SELECT 'shop', ?1, "
-      "'notifications', ?2, 'floor', ?3 WHERE EXISTS (SELECT 1 FROM master_keys WHERE state = 'current' AND "
-      "id = 'floor') ON CONFLICT DO NOTHING RETURNING 1");
+      "'notifications', ?2, ?4, ?3 WHERE EXISTS (SELECT 1 FROM master_keys WHERE state = 'current' AND "
+      "id = ?4) ON CONFLICT DO NOTHING RETURNING 1");
   sqlite3_stmt *history = prepare(
       "INSERT INTO account_history (app, sub, input_kind, identity, event_time_ms, received_at_ms, disposition, "
       "reason, from_state, to_state, effects, source, notification_id) VALUES ('shop', ?1, ?2, ?3, ?4, ?4, "
@@ -145,9 +160,19 @@ int main(int argc, char **argv) {
   sqlite3_stmt *outbox = prepare(
       "INSERT INTO outbox (app, sub, kind, payload, message_id, status, attempts, created_at_ms, available_at_ms) "
       "VALUES ('shop', ?1, 'account.email_forwarding.changed', ?2, ?3, 'pending', 0, ?4, ?4) RETURNING id");
+  sqlite3_stmt *claim = prepare(
+      "WITH picked AS MATERIALIZED (SELECT o.id FROM outbox AS o INDEXED BY outbox_pending_due WHERE o.status = "
+      "'pending' AND o.available_at_ms <= ?3 AND (o.leased_until_ms IS NULL OR o.leased_until_ms <= ?3) AND NOT "
+      "EXISTS (SELECT 1 FROM outbox AS earlier INDEXED BY outbox_pending_account WHERE earlier.status = 'pending' "
+      "AND earlier.app = o.app AND earlier.sub = o.sub AND earlier.id < o.id) ORDER BY o.available_at_ms, o.id "
+      "LIMIT ?4) UPDATE outbox SET lease_owner = ?1, leased_until_ms = ?2, attempts = attempts + 1 FROM picked "
+      "WHERE outbox.id = picked.id RETURNING outbox.id, outbox.app, outbox.sub, outbox.kind, outbox.payload, "
+      "outbox.status, outbox.attempts, outbox.created_at_ms, outbox.available_at_ms, outbox.lease_owner, "
+      "outbox.leased_until_ms, outbox.last_attempt_at_ms, outbox.last_error, outbox.last_status_code, "
+      "outbox.delivered_at_ms, outbox.message_id");
   sqlite3_stmt *delivered = prepare(
       "UPDATE outbox SET status = 'delivered', delivered_at_ms = ?1, last_attempt_at_ms = ?1, last_status_code = "
-      "200, leased_until_ms = NULL WHERE id = ?2 AND status = 'pending' RETURNING 1");
+      "200, leased_until_ms = NULL WHERE id = ?2 AND status = 'pending' AND lease_owner = 'floor' RETURNING 1");
   sqlite3_stmt *job = prepare(
       "INSERT INTO erasure_jobs (app, sub, trigger, event_time_ms, policy_reference, origin, categories, "
       "not_before_ms, deadline_ms, cancel_if_relinked, basis, status, created_at_ms) VALUES ('shop', ?1, "
@@ -170,7 +195,8 @@ int main(int argc, char **argv) {
   random_hex(email, 64);
   random_hex(wrapped, 61);
   random_hex(payload, 256);
-  long long *pending = calloc((size_t)batch, sizeof *pending);
+  long long *leased = calloc((size_t)batch, sizeof *leased);
+  int leased_count = 0;
   long long commits = 0, now = 1796567901961LL;
   struct timespec start, end;
   double user0 = cpu_seconds(0), system0 = cpu_seconds(1);
@@ -204,7 +230,8 @@ int main(int argc, char **argv) {
         text(key, 1, sub);
         sqlite3_bind_blob(key, 2, wrapped, 61, SQLITE_STATIC);
         sqlite3_bind_int64(key, 3, now);
-        run(key);
+        text(key, 4, master);
+        if (run(key) != 1) die("the data key was not stored");
         text(history, 1, sub);
         text(history, 2, deletion ? "account-deleted" : "email-enabled");
         text(history, 3, jti);
@@ -217,7 +244,7 @@ int main(int argc, char **argv) {
         text(outbox, 2, payload);
         text(outbox, 3, message);
         sqlite3_bind_int64(outbox, 4, now);
-        pending[in_batch] = run(outbox);
+        run(outbox);
         for (int j = 0; deletion && j < 3; j++) {
           text(job, 1, sub);
           sqlite3_bind_int64(job, 2, now);
@@ -236,14 +263,26 @@ int main(int argc, char **argv) {
       }
       run(release);
     }
-    if (product) {
-      // The deliveries of the previous batch's messages land in this transaction, as the outbox's completions
-      // share the writer's batches in the service.
-      for (int i = 0; i < in_batch; i++) {
+    if (product && commits > 0) {
+      // The outbox's own writes: the messages the last claim leased are delivered, then the next claim leases
+      // the messages the previous transaction wrote (LIMIT the batch, so it keeps pace).
+      for (int i = 0; i < leased_count; i++) {
         sqlite3_bind_int64(delivered, 1, now);
-        sqlite3_bind_int64(delivered, 2, pending[i]);
-        run(delivered);
+        sqlite3_bind_int64(delivered, 2, leased[i]);
+        if (run(delivered) != 1) die("a leased message was not delivered");
       }
+      leased_count = 0;
+      text(claim, 1, "floor");
+      sqlite3_bind_int64(claim, 2, now + 30000);
+      sqlite3_bind_int64(claim, 3, now);
+      sqlite3_bind_int(claim, 4, batch);
+      int code;
+      while ((code = sqlite3_step(claim)) == SQLITE_ROW) {
+        if (leased_count < batch) leased[leased_count++] = sqlite3_column_int64(claim, 0);
+      }
+      if (code != SQLITE_DONE) die("claim");
+      sqlite3_reset(claim);
+      sqlite3_clear_bindings(claim);
     }
     run(commit);
   }
@@ -260,6 +299,6 @@ int main(int argc, char **argv) {
          "(user %.0f, system %.0f); %lld commits; WAL %.1f KB a notification\n",
          argv[2], batch, count, seconds, count / seconds, (user + system) / count * 1e6, user / count * 1e6,
          system / count * 1e6, commits, (double)frames_written * (page_size + 24) / count / 1000);
-  free(pending);
+  free(leased);
   return 0;
 }
