@@ -38,7 +38,7 @@ struct RequestCommand: LifecycleCommand {
                  request; us-ccpa, CCPA regulations §7021(b): 45 more days, the consumer told within the
                  first 45): --deadline is the new deadline, --notice-at when the subject was told, --reason
                  why. A deadline past the limit or a notice outside the window is refused, naming the option,
-                 and so is an extension once the deadline it would extend has passed (deadline_passed). One
+                 and so is an extension once a deadline it would move has passed (deadline_passed). One
                  extension per request
         hold     a legal hold on its --grounds: the erasure runner runs none of the request's steps while it
                  is in force (it survives restarts); the request then claims no on-time answer
