@@ -11,6 +11,8 @@ public struct FakeAppleRequest: Sendable, Hashable {
     public var error: String?
     /// Why the client secret was refused, when it was.
     public var clientSecretProblem: String?
+    /// When the fake began to handle it, for tests of pacing.
+    public var receivedAt: ContinuousClock.Instant = .now
     /// For a revoke: whether it ended a grant (false for unknown, foreign or already-ended tokens, and while the
     /// fake keeps revoked tokens valid).
     public var revokedGrant: Bool
