@@ -94,6 +94,32 @@ struct AppleProbeServeTests {
         return try await fixture.start(environment: [SystemClock.offsetVariable: String(seconds)])
     }
 
+    /// A started serve with its webhook receiver and the fake Apple, the default subject's token linked; `stop()`
+    /// stops all three and expects serve's exit 0.
+    struct Linked {
+        let offset: Offset
+        let setup: AppleTestSetup
+        let receiver: WebhookReceiver
+        let fixture: ServeFixture
+        let token: String
+
+        static func start() async throws -> Linked {
+            let offset = Offset()
+            let setup = try AppleTestSetup(now: offset.now)
+            let receiver = try WebhookReceiver()
+            let fixture = try await AppleProbeServeTests.fixture(setup, webhook: receiver.url)
+            try await fixture.start()
+            let token = try await AppleProbeServeTests.link(fixture, setup)
+            return Linked(offset: offset, setup: setup, receiver: receiver, fixture: fixture, token: token)
+        }
+
+        func stop() async {
+            #expect(await fixture.stop() == [0])
+            await receiver.stop()
+            await setup.fake.stop()
+        }
+    }
+
     /// The `refresh_token` grants the fake received for `token`.
     static func grants(_ setup: AppleTestSetup, _ token: String) -> [FakeAppleRequest] {
         setup.fake.requests(to: .token).filter { $0.grantType == "refresh_token" && $0.form["refresh_token"] == token }
@@ -107,12 +133,10 @@ struct AppleProbeServeTests {
         "a consent revoked at Apple with no notification is found by the next day's probe: sessions ended, nothing erased, a credentials-invalid finding"
     )
     func lostRevocationFound() async throws {
-        let offset = Offset()
-        let setup = try AppleTestSetup(now: offset.now)
-        let receiver = try WebhookReceiver()
-        let fixture = try await Self.fixture(setup, webhook: receiver.url)
-        try await fixture.start()
-        let token = try await Self.link(fixture, setup)
+        let linked = try await Linked.start()
+        let (offset, setup, receiver, fixture, token) = (
+            linked.offset, linked.setup, linked.receiver, linked.fixture, linked.token
+        )
         #expect(setup.fake.invalidateAuthorizations(subject: Self.subject) == 1)
         // The same day: the link was the day's validation, nothing is probed.
         try await Task.sleep(for: .seconds(2))
@@ -167,9 +191,7 @@ struct AppleProbeServeTests {
         #expect(items.contains { $0["code"] == "credentials-invalid" }, "the report carries the finding: \(items)")
         #expect(!report.serialized().contains(Self.subject), "the report shows pseudonyms only")
         #expect(!fixture.log.contains(token) && !fixture.log.contains(Self.subject), "token or sub in the log")
-        #expect(await fixture.stop() == [0])
-        await receiver.stop()
-        await setup.fake.stop()
+        await linked.stop()
     }
 
     @Test(
@@ -224,12 +246,10 @@ struct AppleProbeServeTests {
 
     @Test("429 and 5xx change no account and give the day's probe back: the token is probed again later that day")
     func transientFailuresRetried() async throws {
-        let offset = Offset()
-        let setup = try AppleTestSetup(now: offset.now)
-        let receiver = try WebhookReceiver()
-        let fixture = try await Self.fixture(setup, webhook: receiver.url)
-        try await fixture.start()
-        let token = try await Self.link(fixture, setup)
+        let linked = try await Linked.start()
+        let (offset, setup, receiver, fixture, token) = (
+            linked.offset, linked.setup, linked.receiver, linked.fixture, linked.token
+        )
         setup.fake.setBehaviour(.rateLimited(retryAfter: nil), for: .token)
 
         try await Self.restart(fixture, at: Self.nextDay, offset)
@@ -257,19 +277,13 @@ struct AppleProbeServeTests {
         #expect(Self.grants(setup, token).count == 3)
         #expect(try await Self.account(fixture)?["state"] == "linked")
         #expect(receiver.received.isEmpty, "no webhook: \(receiver.received.map(\.json))")
-        #expect(await fixture.stop() == [0])
-        await receiver.stop()
-        await setup.fake.stop()
+        await linked.stop()
     }
 
     @Test("a Retry-After longer than apple.probe.retrySeconds is the wait before the token is tried again")
     func retryAfterHonoured() async throws {
-        let offset = Offset()
-        let setup = try AppleTestSetup(now: offset.now)
-        let receiver = try WebhookReceiver()
-        let fixture = try await Self.fixture(setup, webhook: receiver.url)
-        try await fixture.start()
-        let token = try await Self.link(fixture, setup)
+        let linked = try await Linked.start()
+        let (offset, setup, fixture, token) = (linked.offset, linked.setup, linked.fixture, linked.token)
         setup.fake.setBehaviour(.rateLimited(retryAfter: "6"), for: .token)
 
         try await Self.restart(fixture, at: Self.nextDay, offset)
@@ -284,9 +298,7 @@ struct AppleProbeServeTests {
         #expect(
             await eventually(timeout: .seconds(15)) { Self.grants(setup, token).count == 2 }, "never tried again")
         #expect(Self.grants(setup, token).map(\.status) == [429, 200])
-        #expect(await fixture.stop() == [0])
-        await receiver.stop()
-        await setup.fake.stop()
+        await linked.stop()
     }
 
     @Test("apple.probe.maxPerSecond spaces one instance's grants: four due tokens at 1 a second take at least 3 s")
