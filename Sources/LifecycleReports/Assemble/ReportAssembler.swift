@@ -108,6 +108,9 @@ public struct ReportAssembler: Sendable {
                 $0.request.trigger == trigger && $0.request.eventTime == event.eventTime
             }
             if Self.apply(decisions, to: &result.row) { result.deletionCase = nil }
+            if let late = result.row.extension, late.recordedAfterDeadline {
+                Self.judgeByDeadlineBefore(late, &result, asOf: asOf)
+            }
             return result
         }
     }
@@ -269,6 +272,22 @@ public struct ReportAssembler: Sendable {
             row.outcome = .pending
         }
         return AssembledRequest(row: row, deletionCase: deletionCase, failedJobs: failedJobs)
+    }
+
+    /// A request whose extension was recorded after the deadline it extends (an older release allowed it) is
+    /// judged by that deadline, as ``row(for:jobs:app:asOf:)`` judges one without an extension: late if it
+    /// completed after it, overdue if it has not completed and it has passed. The row keeps the extension, shown
+    /// with `recordedAfterDeadline`.
+    static func judgeByDeadlineBefore(_ late: ReportExtension, _ request: inout AssembledRequest, asOf: Instant) {
+        guard var deletionCase = request.deletionCase, late.previousDeadline < deletionCase.deadline else { return }
+        deletionCase.deadline = late.previousDeadline
+        request.deletionCase = deletionCase
+        if deletionCase.completedAt != nil {
+            request.row.onTime = deletionCase.isOnTime
+        } else if deletionCase.deadline < asOf {
+            request.row.onTime = false
+            request.row.outcome = .overdue
+        }
     }
 
     /// Puts a request's extension, holds and refusal on its row. A request that was ever held claims no

@@ -20,10 +20,17 @@ public struct ReportExtension: Hashable, Sendable {
         self.recordedAt = recordedAt
     }
 
+    /// Recorded once the deadline it extends had passed. The admin API refuses that now (`deadline_passed`);
+    /// an older release stored such extensions, and the report judges their requests by the deadline before
+    /// (``ReportAssembler``), since nothing but the operator's `noticeAt` says the extension was made in time.
+    public var recordedAfterDeadline: Bool { recordedAt > previousDeadline }
+
     /// One line for the CSV and HTML renderers.
     public var summaryText: String {
         "deadline \(previousDeadline.iso8601) extended to \(newDeadline.iso8601), subject told at "
             + "\(noticeAt.iso8601): \(reason)"
+            + (recordedAfterDeadline
+                ? "; recorded at \(recordedAt.iso8601), after that deadline had passed: judged by it" : "")
     }
 }
 

@@ -454,7 +454,11 @@ public enum ReportHTMLRenderer {
             if let value = row.extension {
                 decisions +=
                     "<div><span class=\"label\">extension</span> to \(token(value.newDeadline.iso8601)), told "
-                    + "\(token(value.noticeAt.iso8601)): \(e(value.reason))</div>"
+                    + "\(token(value.noticeAt.iso8601)): \(e(value.reason))"
+                    + (value.recordedAfterDeadline
+                        ? "; <span class=\"label\">recorded \(token(value.recordedAt.iso8601)), after the deadline "
+                            + "\(token(value.previousDeadline.iso8601)) had passed: judged by it</span>" : "")
+                    + "</div>"
             }
             for hold in row.holds {
                 decisions +=

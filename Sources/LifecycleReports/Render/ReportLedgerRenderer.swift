@@ -79,13 +79,14 @@ public enum ReportLedgerRenderer {
         ]
     }
 
-    /// `extension`: `{reason, noticeAt, previousDeadline, newDeadline, recordedAt}` or null.
+    /// `extension`: `{reason, noticeAt, previousDeadline, newDeadline, recordedAt, recordedAfterDeadline}` or null.
     package static func extensionValue(_ value: ReportExtension?) -> JSONValue {
         guard let value else { return .null }
         return [
             "reason": .string(value.reason), "noticeAt": .string(value.noticeAt.iso8601),
             "previousDeadline": .string(value.previousDeadline.iso8601),
             "newDeadline": .string(value.newDeadline.iso8601), "recordedAt": .string(value.recordedAt.iso8601),
+            "recordedAfterDeadline": .bool(value.recordedAfterDeadline),
         ]
     }
 

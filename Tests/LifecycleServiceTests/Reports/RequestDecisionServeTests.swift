@@ -1,5 +1,6 @@
 import Foundation
 import LifecycleCore
+import LifecycleSQL
 import TestSupport
 import Testing
 
@@ -185,6 +186,73 @@ struct RequestDecisionServeTests {
         let after = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
         let unchanged = Set((after.json?["jobs"]?.arrayValue ?? []).compactMap { $0["deadline"]?.stringValue })
         #expect(unchanged == deadlines, "no job's deadline moved: \(after)")
+        #expect(await fixture.stop() == [0])
+    }
+
+    @Test(
+        "an extension an older release recorded after the deadline is shown with recordedAfterDeadline, and the request is judged late by the deadline it extended"
+    )
+    func lateExtensionFromOlderRelease() async throws {
+        let fixture = try await ServeFixture(
+            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
+            extra: ["erasure": ["runInServe": false]])
+        try fixture.writePolicy(Self.waitingPolicy)
+        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        try await fixture.start()
+        let now = fixture.now
+        let eventTime = now.adding(seconds: -40 * 86_400)
+        #expect(
+            try await fixture.post(
+                fixture.notification(type: "account-delete", subject: Self.subject, eventTime: eventTime)
+            ).status == 200)
+        let scheduled = await eventually(timeout: .seconds(20)) {
+            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == 1
+        }
+        #expect(scheduled)
+        let jobs = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
+        let deadlineText = try #require(jobs.json?["jobs"]?.arrayValue?.first?["deadline"]?.stringValue, "\(jobs)")
+        let deadline = try #require(ISO8601Format.parse(deadlineText))
+        #expect(await fixture.stop() == [0])
+
+        // What an older release stored for `request extend` today: the decision and the job's moved deadline.
+        let newDeadline = now.adding(seconds: 10 * 86_400)
+        let store = try ExternalSQLiteDatabase(
+            path: fixture.directory.file("lifecycle.sqlite"), busyTimeoutMilliseconds: 1000)
+        _ = try store.executeInTransaction(
+            [
+                """
+                INSERT INTO request_decisions (app, sub, trigger, event_time_ms, kind, reason, notice_at_ms,
+                    previous_deadline_ms, new_deadline_ms, recorded_at_ms)
+                VALUES ('shop', :sub, 'account-deleted', :event, 'extension', 'many systems to search', :notice,
+                    :previous, :new, :now)
+                """,
+                "UPDATE erasure_jobs SET deadline_ms = :new WHERE sub = :sub",
+            ],
+            parameters: [
+                "sub": Self.subject, "event": String(eventTime.millisecondsSinceEpoch),
+                "notice": String(eventTime.adding(seconds: 10 * 86_400).millisecondsSinceEpoch),
+                "previous": String(deadline.millisecondsSinceEpoch), "new": String(newDeadline.millisecondsSinceEpoch),
+                "now": String(now.millisecondsSinceEpoch),
+            ])
+        store.close()
+
+        // The runner erases it now: after the deadline the extension was recorded past, before the new one.
+        try fixture.updateConfiguration { root in root["erasure"] = ServeProcessTests.quickWork["erasure"] }
+        try await fixture.start()
+        let completed = await eventually(timeout: .seconds(20)) {
+            (try? await fixture.admin("GET", "/v1/jobs?status=completed"))?.json?["jobs"]?.arrayValue?.count == 1
+        }
+        #expect(completed, "\(fixture.log.suffix(2000))")
+        let generated = try await fixture.lifecycle([
+            "report", "generate", "--config", fixture.configurationFile, "--from",
+            eventTime.adding(seconds: -86_400).iso8601, "--to", now.adding(seconds: 86_400).iso8601,
+        ])
+        #expect(generated.status == 0, "\(generated)")
+        let row = try #require(try Self.reportJSON(fixture)["subjects"]?.arrayValue?.first)
+        #expect(row["extension"]?["recordedAfterDeadline"] == true, "\(row)")
+        #expect(row["onTime"] == false, "judged by the deadline it extended: \(row)")
+        let csv = try Self.reportFile(fixture, suffix: "-deletion-compliance.csv")
+        #expect(csv.contains("after that deadline had passed"), "\(csv)")
         #expect(await fixture.stop() == [0])
     }
 
