@@ -14,7 +14,12 @@ final class RawConnection: Sendable {
     /// property is set still runs `deinit`, which would close the descriptor a second time — by then possibly
     /// the number of a socket another test just opened (a PostgreSQL connection once failed with "Bad file
     /// descriptor" that way, next to a test connecting to a server that had stopped).
-    init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
+    ///
+    /// The default receive timeout is long because the server's handlers share the test process with the rest of
+    /// the suite: a full `make test` run once held every test of the process for about 12 s, and a 5 s timeout
+    /// then read no answer to a request the server accepts. Every read that waits it out is a failing one
+    /// (tests that expect a close get it early), so the length costs passing runs nothing.
+    init(port: Int, receiveTimeout: Duration = .seconds(30)) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawConnectionError.socket }
         guard Loopback.connect(descriptor, port: port) else {
