@@ -107,9 +107,14 @@ public struct ReportAssembler: Sendable {
             let decisions = (inputs.requestDecisions[event.subject] ?? []).filter {
                 $0.request.trigger == trigger && $0.request.eventTime == event.eventTime
             }
-            if Self.apply(decisions, to: &result.row) { result.deletionCase = nil }
+            let held = Self.apply(decisions, to: &result.row)
             if let late = result.row.extension, late.recordedAfterDeadline {
                 Self.judgeByDeadlineBefore(late, &result, asOf: asOf)
+            }
+            if held {
+                // Its outcome still says whether a deadline passed; its timeliness is not claimed (``apply``).
+                result.row.onTime = nil
+                result.deletionCase = nil
             }
             return result
         }
@@ -277,7 +282,9 @@ public struct ReportAssembler: Sendable {
     /// A request whose extension was recorded after the deadline it extends (an older release allowed it) is
     /// judged by that deadline, as ``row(for:jobs:app:asOf:)`` judges one without an extension: late if it
     /// completed after it, overdue if it has not completed and it has passed. The row keeps the extension, shown
-    /// with `recordedAfterDeadline`.
+    /// with `recordedAfterDeadline`. Only the latest of the request's deadlines is recorded with the extension
+    /// (`previousDeadline`), and the extension moved every open job's: an extension that an older release let
+    /// through between two of a request's deadlines cannot be told apart here.
     static func judgeByDeadlineBefore(_ late: ReportExtension, _ request: inout AssembledRequest, asOf: Instant) {
         guard var deletionCase = request.deletionCase, late.previousDeadline < deletionCase.deadline else { return }
         deletionCase.deadline = late.previousDeadline
