@@ -25,11 +25,15 @@ struct RequestDecisionServeTests {
         }
         """
 
-    static func fixture(clockOffsetSeconds: Int64 = 0) async throws -> ServeFixture {
+    /// Without `runner`, serve runs no erasure: its jobs stay open, so only their deadlines decide.
+    static func fixture(
+        clockOffsetSeconds: Int64 = 0, policy: String = waitingPolicy, runner: Bool = true
+    ) async throws -> ServeFixture {
         let fixture = try await ServeFixture(
             apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
-            extra: ServeProcessTests.quickWork, clockOffsetSeconds: clockOffsetSeconds)
-        try fixture.writePolicy(waitingPolicy)
+            extra: runner ? ServeProcessTests.quickWork : ["erasure": ["runInServe": false]],
+            clockOffsetSeconds: clockOffsetSeconds)
+        try fixture.writePolicy(policy)
         try fixture.createAppDatabase("app.sqlite", subjects: [subject])
         return fixture
     }
@@ -38,13 +42,25 @@ struct RequestDecisionServeTests {
 
     static func body(_ members: JSONObject) -> [UInt8] { Array(JSONValue.object(members).serialized().utf8) }
 
-    /// Posts the deletion and waits for its erasure job to be scheduled.
-    static func deletion(_ fixture: ServeFixture) async throws {
-        #expect(try await fixture.post(fixture.notification(type: "account-delete", subject: subject)).status == 200)
+    /// Posts the deletion (of `eventTime`, else now) and waits for its `jobs` erasure jobs to be scheduled; their
+    /// deadlines.
+    @discardableResult
+    static func deletion(_ fixture: ServeFixture, eventTime: Instant? = nil, jobs: Int = 1) async throws -> [String] {
+        #expect(
+            try await fixture.post(
+                fixture.notification(type: "account-delete", subject: subject, eventTime: eventTime)
+            ).status == 200)
         let scheduled = await eventually(timeout: .seconds(20)) {
-            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == 1
+            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == jobs
         }
-        #expect(scheduled, "the erasure job waits for its day")
+        #expect(scheduled, "the erasure jobs wait for their day")
+        return try await scheduledDeadlines(fixture)
+    }
+
+    /// The deadlines of the scheduled jobs, as the admin API writes them.
+    static func scheduledDeadlines(_ fixture: ServeFixture) async throws -> [String] {
+        let jobs = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
+        return (jobs.json?["jobs"]?.arrayValue ?? []).compactMap { $0["deadline"]?.stringValue }
     }
 
     static func reportJSON(_ fixture: ServeFixture) throws -> JSONValue {
@@ -142,28 +158,14 @@ struct RequestDecisionServeTests {
         "an extension is refused once a deadline it would move has passed, however early its noticeAt; the jobs keep their deadlines"
     )
     func extensionAfterDeadlineRefused() async throws {
-        // No runner in serve: the jobs stay open, so only the deadlines decide.
-        let fixture = try await ServeFixture(
-            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
-            extra: ["erasure": ["runInServe": false]])
-        try fixture.writePolicy(Self.twoDeadlinesPolicy)
-        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        let fixture = try await Self.fixture(policy: Self.twoDeadlinesPolicy, runner: false)
         try await fixture.start()
         let now = fixture.now
         // Deleted 40 days ago: the profile's month has run out, the content's three months have not.
         let eventTime = now.adding(seconds: -40 * 86_400)
-        #expect(
-            try await fixture.post(
-                fixture.notification(type: "account-delete", subject: Self.subject, eventTime: eventTime)
-            ).status == 200)
-        let scheduled = await eventually(timeout: .seconds(20)) {
-            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == 2
-        }
-        #expect(scheduled)
-        let jobs = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
-        let deadlines = Set((jobs.json?["jobs"]?.arrayValue ?? []).compactMap { $0["deadline"]?.stringValue })
-        let passed = try #require(deadlines.min(), "\(jobs)")
-        let running = try #require(deadlines.max(), "\(jobs)")
+        let deadlines = Set(try await Self.deletion(fixture, eventTime: eventTime, jobs: 2))
+        let passed = try #require(deadlines.min(), "\(deadlines)")
+        let running = try #require(deadlines.max(), "\(deadlines)")
         #expect(passed < now.iso8601 && running > now.iso8601, "\(deadlines)")
 
         // A notice inside the law's window (ten days after the request), recorded now; the new deadline is within
@@ -183,9 +185,8 @@ struct RequestDecisionServeTests {
         let ledger = try await fixture.admin("GET", ledgerPath)
         let entry = try #require(ledger.json?["requests"]?.arrayValue?.first, "\(ledger)")
         #expect(entry["extension"] == .null, "nothing was recorded: \(entry)")
-        let after = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
-        let unchanged = Set((after.json?["jobs"]?.arrayValue ?? []).compactMap { $0["deadline"]?.stringValue })
-        #expect(unchanged == deadlines, "no job's deadline moved: \(after)")
+        let unchanged = Set(try await Self.scheduledDeadlines(fixture))
+        #expect(unchanged == deadlines, "no job's deadline moved: \(unchanged)")
         #expect(await fixture.stop() == [0])
     }
 
@@ -193,24 +194,11 @@ struct RequestDecisionServeTests {
         "an extension an older release recorded after the deadline is shown with recordedAfterDeadline, and the request is judged late by the deadline it extended (held: overdue, no timeliness claimed)",
         arguments: [false, true])
     func lateExtensionFromOlderRelease(held: Bool) async throws {
-        let fixture = try await ServeFixture(
-            apps: [ServeFixture.app(erasureTargets: ServeFixture.sqliteTarget("app.sqlite"))],
-            extra: ["erasure": ["runInServe": false]])
-        try fixture.writePolicy(Self.waitingPolicy)
-        try fixture.createAppDatabase("app.sqlite", subjects: [Self.subject])
+        let fixture = try await Self.fixture(runner: false)
         try await fixture.start()
         let now = fixture.now
         let eventTime = now.adding(seconds: -40 * 86_400)
-        #expect(
-            try await fixture.post(
-                fixture.notification(type: "account-delete", subject: Self.subject, eventTime: eventTime)
-            ).status == 200)
-        let scheduled = await eventually(timeout: .seconds(20)) {
-            (try? await fixture.admin("GET", "/v1/jobs?status=scheduled"))?.json?["jobs"]?.arrayValue?.count == 1
-        }
-        #expect(scheduled)
-        let jobs = try await fixture.admin("GET", "/v1/jobs?status=scheduled")
-        let deadlineText = try #require(jobs.json?["jobs"]?.arrayValue?.first?["deadline"]?.stringValue, "\(jobs)")
+        let deadlineText = try #require(try await Self.deletion(fixture, eventTime: eventTime).first)
         let deadline = try #require(ISO8601Format.parse(deadlineText))
         #expect(await fixture.stop() == [0])
 
