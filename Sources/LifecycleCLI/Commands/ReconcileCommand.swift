@@ -21,8 +21,9 @@ struct ReconcileCommand: LifecycleCommand {
         source: a SQL query against its SQLite or PostgreSQL database, or a JSONL/CSV export; a record with a
         "provider" of the app's signals carries that provider's own sub, matched to its account through the
         provider's recordSubject; absent or "apple": the sub as it is). An app without one is compared with
-        nothing: it gets the findings of the service's own accounts only (erasure-*, revocation-unverified,
-        credentials-invalid), never retained-after-deletion, session-after-revocation, orphan-notification or
+        nothing: it gets the findings of the service's own accounts (erasure-*, revocation-unverified,
+        credentials-invalid) and of its own receiving (notification-gap, identifier-recycled), never
+        retained-after-deletion, session-after-revocation, orphan-notification or
         unknown-to-service:
           critical  retained-after-deletion, erasure-overdue, erasure-failed, session-after-revocation
           warning   unverified-erasure, orphan-notification, notification-gap, revocation-unverified,

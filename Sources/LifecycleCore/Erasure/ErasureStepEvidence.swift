@@ -15,8 +15,9 @@ public struct ErasureStepEvidence: Hashable, Sendable {
     /// Data keys the step destroyed (the `self` target: crypto-shredding of the service's sealed values).
     public var keysDestroyed: Int?
     /// What was done so that no pre-erasure byte remains in the files of the store or database erased from,
-    /// e.g. `secure_delete, wal_checkpoint(TRUNCATE)` or `VACUUM users`; ``hygienePending`` until the `self`
-    /// step's store has done it.
+    /// e.g. `secure_delete, wal_checkpoint(TRUNCATE)` or `VACUUM users`; `none (…)` naming what may remain when
+    /// the target was configured to do nothing (LifecycleEngine's `ErasureHygiene`); ``hygienePending`` until the `self` step's
+    /// store has done it.
     public var hygiene: String?
 
     /// The ``hygiene`` of a `self` step whose store has not yet removed the remnants (done after the batch,

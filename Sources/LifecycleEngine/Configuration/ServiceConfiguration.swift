@@ -198,7 +198,8 @@ public struct AppConfiguration: Sendable {
     public var webhook: WebhookConfiguration?
     /// The erasure mapping (`policy`, `targets`, `categories`); nil when the app maps none.
     public var erasure: AppErasureConfiguration? = nil
-    /// The app's own records for the nightly reconcile; nil skips the comparison (gaps are still checked).
+    /// The app's own records for the nightly reconcile; nil skips the comparison with them (the findings about
+    /// the service's own jobs and accounts, gaps and recycled identifiers still come).
     public var records: RecordSource? = nil
     /// Credentials for Apple's REST API (`signInWithApple`); nil when the app keeps no Apple tokens.
     public var signInWithApple: AppleAccountConfiguration? = nil

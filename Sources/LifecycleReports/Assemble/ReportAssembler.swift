@@ -97,25 +97,19 @@ public struct ReportAssembler: Sendable {
             let jobs = (jobsBySubject[event.subject] ?? []).filter {
                 $0.job.plan.trigger == trigger && $0.job.plan.eventTime == event.eventTime
             }
-            var result = row(for: event, jobs: jobs, app: inputs.app, asOf: asOf)
+            let decisions = (inputs.requestDecisions[event.subject] ?? []).filter {
+                $0.request.trigger == trigger && $0.request.eventTime == event.eventTime
+            }
+            let late = decisions.lazy.compactMap(Self.reportExtension).first { $0.recordedAfterDeadline }
+            var result = row(
+                for: event, jobs: jobs, app: inputs.app, asOf: asOf, judgedBy: late?.previousDeadline)
             result.row.remainingCopies = remainingCopies(
                 jobs: jobs, keys: inputs.subjectKeys[event.subject] ?? [], masterKeys: inputs.masterKeys,
                 app: inputs.app)
             if event.kind == .inAppDeletion {
                 result.row.appleRevocation = inputs.appleRevocations[event.subject].map(ReportAppleRevocation.init)
             }
-            let decisions = (inputs.requestDecisions[event.subject] ?? []).filter {
-                $0.request.trigger == trigger && $0.request.eventTime == event.eventTime
-            }
-            let held = Self.apply(decisions, to: &result.row)
-            if let late = result.row.extension, late.recordedAfterDeadline {
-                Self.judgeByDeadlineBefore(late, &result, asOf: asOf)
-            }
-            if held {
-                // Its outcome still says whether a deadline passed; its timeliness is not claimed (``apply``).
-                result.row.onTime = nil
-                result.deletionCase = nil
-            }
+            if Self.apply(decisions, to: &result.row) { result.deletionCase = nil }
             return result
         }
     }
@@ -204,9 +198,14 @@ public struct ReportAssembler: Sendable {
         return .notification
     }
 
-    private func row(for event: ReportEvent, jobs: [ReportSubjectJob], app: String, asOf: Instant)
-        -> AssembledRequest
-    {
+    /// `judgedBy`: the deadline before an extension recorded once it had passed (an older release allowed it),
+    /// which decides timeliness however far the extension moved the jobs' deadlines. Only the latest of the
+    /// request's deadlines is recorded with an extension (`previousDeadline`), and the extension moved every
+    /// open job's: one that an older release let through between two of a request's deadlines cannot be told
+    /// apart.
+    private func row(
+        for event: ReportEvent, jobs: [ReportSubjectJob], app: String, asOf: Instant, judgedBy: Instant?
+    ) -> AssembledRequest {
         let erasures = jobs.filter { $0.job.plan.ruleIndex != nil }
         let live = erasures.filter { $0.job.status != .cancelled }
         let retained = jobs.filter { $0.job.plan.ruleIndex == nil }.flatMap { purge in
@@ -236,14 +235,15 @@ public struct ReportAssembler: Sendable {
         let statuses = live.map(\.job.status)
         let allCompleted = statuses.allSatisfy { $0 == .completed }
         let completedAt = allCompleted ? live.compactMap(\.job.finishedAt).max() : nil
-        // The deadline that decides timeliness: the earliest one a job missed, else the latest one.
+        // The deadline that decides timeliness: the earliest one a job missed, else the latest one; never later
+        // than the deadline a late-recorded extension moved.
         let missed = live.filter { job in
             if let finished = job.job.finishedAt, job.job.status == .completed {
                 return finished > job.job.plan.deadline
             }
             return job.job.plan.deadline < asOf
         }
-        let binding = missed.map(\.job.plan.deadline).min() ?? deadline
+        let binding = min(missed.map(\.job.plan.deadline).min() ?? deadline, judgedBy ?? deadline)
         let deletionCase = DeletionCase(eventTime: event.eventTime, deadline: binding, completedAt: completedAt)
         row.completedAt = completedAt
         row.daysToComplete = deletionCase.daysToComplete.map(ReportNumbers.rounded)
@@ -279,24 +279,6 @@ public struct ReportAssembler: Sendable {
         return AssembledRequest(row: row, deletionCase: deletionCase, failedJobs: failedJobs)
     }
 
-    /// A request whose extension was recorded after the deadline it extends (an older release allowed it) is
-    /// judged by that deadline, as ``row(for:jobs:app:asOf:)`` judges one without an extension: late if it
-    /// completed after it, overdue if it has not completed and it has passed. The row keeps the extension, shown
-    /// with `recordedAfterDeadline`. Only the latest of the request's deadlines is recorded with the extension
-    /// (`previousDeadline`), and the extension moved every open job's: an extension that an older release let
-    /// through between two of a request's deadlines cannot be told apart here.
-    static func judgeByDeadlineBefore(_ late: ReportExtension, _ request: inout AssembledRequest, asOf: Instant) {
-        guard var deletionCase = request.deletionCase, late.previousDeadline < deletionCase.deadline else { return }
-        deletionCase.deadline = late.previousDeadline
-        request.deletionCase = deletionCase
-        if deletionCase.completedAt != nil {
-            request.row.onTime = deletionCase.isOnTime
-        } else if deletionCase.deadline < asOf {
-            request.row.onTime = false
-            request.row.outcome = .overdue
-        }
-    }
-
     /// Puts a request's extension, holds and refusal on its row. A request that was ever held claims no
     /// timeliness: `onTime` is nil and it is left out of the on-time and completion statistics (the returned
     /// true), since the hold, not the service, set when the erasure could run.
@@ -305,13 +287,7 @@ public struct ReportAssembler: Sendable {
             let decision = stored.decision
             switch decision.kind {
             case .extension:
-                if let notice = decision.noticeAt, let previous = decision.previousDeadline,
-                    let new = decision.newDeadline
-                {
-                    row.extension = ReportExtension(
-                        reason: decision.reason, noticeAt: notice, previousDeadline: previous, newDeadline: new,
-                        recordedAt: decision.recordedAt)
-                }
+                if let value = reportExtension(stored) { row.extension = value }
             case .hold:
                 row.holds.append(
                     ReportHold(
@@ -326,6 +302,17 @@ public struct ReportAssembler: Sendable {
         return true
     }
 
+    /// An extension as the report shows it; nil for another decision, or one stored without its dates.
+    static func reportExtension(_ stored: StoredRequestDecision) -> ReportExtension? {
+        let decision = stored.decision
+        guard decision.kind == .extension, let notice = decision.noticeAt,
+            let previous = decision.previousDeadline, let new = decision.newDeadline
+        else { return nil }
+        return ReportExtension(
+            reason: decision.reason, noticeAt: notice, previousDeadline: previous, newDeadline: new,
+            recordedAt: decision.recordedAt)
+    }
+
     /// The re-link cancellation of a request's jobs: when, why (each distinct recorded reason) and which steps
     /// it withdrew: those not done by then (a step done before the re-link erased, and says so).
     static func cancellation(_ cancelled: [ReportSubjectJob]) -> ReportCancellation? {
@@ -337,7 +324,7 @@ public struct ReportAssembler: Sendable {
         return ReportCancellation(
             cancelledAt: cancelled.compactMap(\.job.cancelledAt).max(), reason: reasons.joined(separator: "; "),
             steps: cancelled.flatMap { job in
-                job.job.steps.filter { $0.status != .done }.map { "\($0.target) \(job.job.plan.origin.path)" }
+                job.job.steps.filter(job.withdrew).map { "\($0.target) \(job.job.plan.origin.path)" }
             })
     }
 
@@ -348,7 +335,7 @@ public struct ReportAssembler: Sendable {
         jobs: [ReportSubjectJob], keys: [StoredSubjectKey], masterKeys: [StoredMasterKey], app: String
     ) -> ReportRemainingCopies? {
         let steps = jobs.filter { $0.job.plan.ruleIndex != nil }.flatMap { job in
-            job.job.status == .cancelled ? job.job.steps.filter { $0.status == .done } : job.job.steps
+            job.job.steps.filter { !job.withdrew($0) }
         }
         guard !steps.isEmpty else { return nil }
         var stepsByStore: [String: [ErasureStep]] = [:]
@@ -382,8 +369,7 @@ public struct ReportAssembler: Sendable {
         return job.steps.enumerated().map { index, step in
             ReportTargetOutcome(
                 target: step.target, rule: job.plan.origin.path, categories: job.plan.categories.map(\.rawValue),
-                // A step done before a re-link cancelled its job erased; only the others were withdrawn.
-                status: job.status == .cancelled && step.status != .done ? "cancelled" : step.status.canonicalName,
+                status: subjectJob.withdrew(step) ? "cancelled" : step.status.canonicalName,
                 attempts: step.attempts,
                 firstAttemptAt: index < subjectJob.stepsStartedAt.count ? subjectJob.stepsStartedAt[index] : nil,
                 lastAttemptAt: step.lastAttemptAt, finishedAt: step.finishedAt, deadline: job.plan.deadline,

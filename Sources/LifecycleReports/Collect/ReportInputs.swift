@@ -107,3 +107,9 @@ public struct ReportFindingRun: Hashable, Sendable {
         self.recordsRead = recordsRead
     }
 }
+
+extension ReportSubjectJob {
+    /// Whether a re-link's cancellation withdrew `step`: a step done before the re-link cancelled its job
+    /// erased, and stays done; only the others were withdrawn.
+    func withdrew(_ step: ErasureStep) -> Bool { job.status == .cancelled && step.status != .done }
+}

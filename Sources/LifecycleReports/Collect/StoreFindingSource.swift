@@ -1,7 +1,8 @@
 import LifecycleCore
 import LifecycleStore
 
-/// The app's open reconciler findings and when the reconciler last completed, from the store.
+/// The app's open reconciler findings, when the reconciler last completed for it and what that run compared
+/// (`recordsCompared`, `recordsRead` from its summary), from the store.
 public struct StoreFindingSource: FindingSource {
     let store: any Store
     /// Enough for any report; a real app's open findings are few (each is an incident).

@@ -93,9 +93,8 @@ public struct RequestDecisionOperations: Sendable {
             guard !request.open.isEmpty else { throw Self.closed }
             return NewRequestDecision(request: key, kind: .refusal, reason: body.text, recordedAt: now)
         case .extension:
-            guard !request.open.isEmpty, let deadline = request.open.map(\.job.plan.deadline).max() else {
-                throw Self.closed
-            }
+            let deadlines = request.open.map(\.job.plan.deadline)
+            guard let deadline = deadlines.max(), let earliest = deadlines.min() else { throw Self.closed }
             guard !request.decisions.contains(where: { $0.kind == .extension }) else {
                 throw AdminError(
                     status: 409, code: .alreadyExtended,
@@ -103,13 +102,13 @@ public struct RequestDecisionOperations: Sendable {
             }
             // The law lets a controller extend a deadline that is still running (GDPR Art. 12(3), CCPA regulations
             // §7021(b)); an extension recorded after it passed would turn a missed deadline into a met one on
-            // nothing but a `noticeAt` the service cannot check.
-            // Every open job's deadline would move (a failed one's too), and the reports judge a request by the
-            // earliest deadline a job missed, so the earliest open one decides.
-            if let passed = request.open.map(\.job.plan.deadline).min(), passed < now {
+            // nothing but a `noticeAt` the service cannot check. Every open job's deadline would move (a failed
+            // one's too), and the reports judge a request by the earliest deadline a job missed, so the earliest
+            // open one decides.
+            guard now <= earliest else {
                 throw AdminError(
                     status: 409, code: .deadlinePassed,
-                    "the request's deadline \(passed.iso8601) has passed; an extension has to be recorded before "
+                    "the request's deadline \(earliest.iso8601) has passed; an extension has to be recorded before "
                         + "the deadline it extends")
             }
             let reference = request.open[0].job.plan.policyReference
