@@ -28,7 +28,7 @@ public final class Reconciler: Sendable {
         public var app: String
         /// Whether the app's own records were compared with the accounts (it has a `records` source); without
         /// one the service's accounts are still walked for the findings that need no app records.
-        public var recordsCompared = false
+        public var recordsCompared: Bool
         public var recordsRead: Int
         public var accountsRead: Int
         public var registered: Int
@@ -158,15 +158,12 @@ public final class Reconciler: Sendable {
     private func reconcile(
         _ app: AppConfiguration, runID: Int64, asOf: Instant, active: ActiveConfiguration
     ) async throws -> AppReport {
-        var report = AppReport(app: app.id, recordsRead: 0, accountsRead: 0, registered: 0, resolved: 0, findings: [])
         // Without a records source the service's accounts are still walked: their erasure jobs, credentials and
         // revocations need no app records, and an app that has none must not go without those findings.
         let merged = try await mergeOnThread(app: app, source: app.records, runID: runID, asOf: asOf, active: active)
-        report.recordsCompared = app.records != nil
-        report.recordsRead = merged.recordsRead
-        report.accountsRead = merged.accountsRead
-        report.registered = merged.registered
-        report.findings = merged.findings
+        var report = AppReport(
+            app: app.id, recordsCompared: app.records != nil, recordsRead: merged.recordsRead,
+            accountsRead: merged.accountsRead, registered: merged.registered, resolved: 0, findings: merged.findings)
         let gaps =
             try await gapFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)
             + recycledIdentifierFindings(app: app.id, asOf: asOf, settings: active.configuration.reconcile)

@@ -255,11 +255,13 @@ public final class ServiceRuntime: Sendable {
     /// covered by heartbeats. The first skipped one logs `heartbeat.skipped`, the first written after them
     /// `heartbeat.resumed`: a line per change, not per tick.
     private func recordHeartbeat(kind: String) async throws {
-        guard context.keys.hasKeys else {
-            if !heartbeatsSkipped.withLock({ skipped in
-                defer { skipped = true }
-                return skipped
-            }) {
+        let hasKeys = context.keys.hasKeys
+        let wasSkipped = heartbeatsSkipped.withLock { skipped in
+            defer { skipped = !hasKeys }
+            return skipped
+        }
+        guard hasKeys else {
+            if !wasSkipped {
                 context.log.warning(
                     "heartbeat.skipped",
                     [
@@ -269,12 +271,7 @@ public final class ServiceRuntime: Sendable {
             }
             return
         }
-        if heartbeatsSkipped.withLock({ skipped in
-            defer { skipped = false }
-            return skipped
-        }) {
-            context.log.info("heartbeat.resumed", [("kind", .string(kind))])
-        }
+        if wasSkipped { context.log.info("heartbeat.resumed", [("kind", .string(kind))]) }
         let now = context.clock.now()
         let instance = instanceID
         try await context.store.write { writer in try writer.recordHeartbeat(instance: instance, at: now) }
